@@ -1,0 +1,1 @@
+//! Charset detection: which encoding a document declares, where, and what its bytes really are.

@@ -1,0 +1,53 @@
+//! The errors a run can end in: each names the file, and the byte offset where it has one.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+#[derive(Debug)]
+pub enum Error {
+    /// The input could not be opened.
+    Open { path: PathBuf, source: io::Error },
+    /// Reading the input failed after `offset` bytes.
+    Read {
+        path: PathBuf,
+        offset: u64,
+        source: io::Error,
+    },
+    /// Writing the output failed.
+    Write { path: PathBuf, source: io::Error },
+    /// The command line asks for something that cannot be done.
+    Usage(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Open { path, source } => write!(f, "{}: cannot open: {source}", path.display()),
+            Error::Read {
+                path,
+                offset,
+                source,
+            } => write!(
+                f,
+                "{}: read error at byte offset {offset}: {source}",
+                path.display()
+            ),
+            Error::Write { path, source } => {
+                write!(f, "{}: cannot write: {source}", path.display())
+            }
+            Error::Usage(message) => write!(f, "{message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Open { source, .. } | Error::Read { source, .. } | Error::Write { source, .. } => {
+                Some(source)
+            }
+            Error::Usage(_) => None,
+        }
+    }
+}

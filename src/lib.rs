@@ -1,0 +1,19 @@
+//! undouble: find, count and repair double-encoded UTF-8 ("mojibake"), and tell which
+//! character encoding a document declares and which it really uses.
+//!
+//! The crate is a library with a thin binary: everything the command line does is a call into
+//! one of these modules.
+//!
+//! - [`mojibake`]: the pure byte maths: code-page tables, the matcher, layers, the plausibility
+//!   rule, scanning, counting and repair of a byte slice.
+//! - [`engine`]: inputs to results: files or standard input, fed to the scanner in blocks.
+//! - [`report`]: what a person or a program reads: text summaries and JSON Lines.
+//! - [`charset`]: the HTML::Encoding routines and the priority/conflict policy on top of them.
+
+pub mod charset;
+pub mod engine;
+pub mod error;
+pub mod mojibake;
+pub mod report;
+
+pub use error::Error;

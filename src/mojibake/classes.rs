@@ -1,0 +1,200 @@
+//! What kind of character a code point is, as far as the plausibility rule needs to know.
+//!
+//! The rule asks two questions of a character: would it be at home in running text (a letter of
+//! a living script, punctuation, a symbol, an emoji), and which script is it (so that a Cyrillic
+//! letter wedged inside a Latin word stands out). Both answers come from one table of Unicode
+//! block ranges below: data, not code, so that a range can be moved from one class to another
+//! with evidence and without touching the rule.
+
+/// The writing system of a letter, coarse on purpose: neighbours only need to agree or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Script {
+    Latin,
+    Greek,
+    Cyrillic,
+    Armenian,
+    Hebrew,
+    Arabic,
+    /// Devanagari to Sinhala, Tibetan, Myanmar and the other Brahmic scripts.
+    Brahmic,
+    /// Thai, Lao, Khmer.
+    SoutheastAsian,
+    Georgian,
+    Ethiopic,
+    /// Han, kana, hangul, bopomofo: text in these scripts mixes them freely.
+    Cjk,
+}
+
+/// How at home a character is in ordinary running text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CharClass {
+    Letter(Script),
+    /// Digits, punctuation, spaces, currency, symbols, arrows, emoji.
+    Symbol,
+    /// A combining mark: at home only right after a letter.
+    Mark,
+    /// Real but seldom met in running text: phonetic letters, modifier letters, historic and
+    /// minority scripts, braille, mathematical alphanumerics, compatibility forms.
+    Rare,
+    /// Never the intent of a writer: C0/C1 controls, private use, noncharacters, unassigned
+    /// planes.
+    Never,
+}
+
+use CharClass::{Letter, Mark, Never, Rare, Symbol};
+use Script::*;
+
+/// Inclusive code point ranges, sorted and disjoint; a code point in no range is [`Rare`].
+static BLOCKS: &[(u32, u32, CharClass)] = &[
+    (0x0080, 0x009F, Never),                  // C1 controls
+    (0x00A0, 0x00BF, Symbol),                 // Latin-1 punctuation and symbols
+    (0x00C0, 0x00D6, Letter(Latin)),          //
+    (0x00D7, 0x00D7, Symbol),                 // ×
+    (0x00D8, 0x00F6, Letter(Latin)),          //
+    (0x00F7, 0x00F7, Symbol),                 // ÷
+    (0x00F8, 0x024F, Letter(Latin)),          // Latin-1 letters, Latin Extended-A and -B
+    (0x0250, 0x02FF, Rare),                   // IPA extensions, spacing modifier letters
+    (0x0300, 0x036F, Mark),                   // combining diacritical marks
+    (0x0370, 0x03FF, Letter(Greek)),          //
+    (0x0400, 0x052F, Letter(Cyrillic)),       // Cyrillic and its supplement
+    (0x0531, 0x058F, Letter(Armenian)),       //
+    (0x0591, 0x05C7, Mark),                   // Hebrew points
+    (0x05D0, 0x05F4, Letter(Hebrew)),         //
+    (0x0600, 0x06FF, Letter(Arabic)),         //
+    (0x0750, 0x077F, Letter(Arabic)),         // Arabic supplement
+    (0x0900, 0x0DFF, Letter(Brahmic)),        // Devanagari .. Sinhala
+    (0x0E01, 0x0EDF, Letter(SoutheastAsian)), // Thai, Lao
+    (0x0F00, 0x0FDA, Letter(Brahmic)),        // Tibetan
+    (0x1000, 0x109F, Letter(Brahmic)),        // Myanmar
+    (0x10A0, 0x10FF, Letter(Georgian)),       //
+    (0x1100, 0x11FF, Letter(Cjk)),            // Hangul jamo
+    (0x1200, 0x139F, Letter(Ethiopic)),       //
+    (0x1780, 0x17FF, Letter(SoutheastAsian)), // Khmer
+    (0x1AB0, 0x1AFF, Mark),                   // combining diacritical marks extended
+    (0x1C80, 0x1C8F, Letter(Cyrillic)),       // Cyrillic extended-C
+    (0x1C90, 0x1CBF, Letter(Georgian)),       // Georgian extended
+    (0x1DC0, 0x1DFF, Mark),                   // combining diacritical marks supplement
+    (0x1E00, 0x1EFF, Letter(Latin)),          // Latin extended additional (Vietnamese)
+    (0x1F00, 0x1FFF, Letter(Greek)),          // Greek extended
+    (0x2000, 0x206F, Symbol),                 // general punctuation
+    (0x2070, 0x20CF, Symbol),                 // super/subscripts, currency
+    (0x20D0, 0x20FF, Mark),                   // combining marks for symbols
+    (0x2100, 0x23FF, Symbol),                 // letterlike, number forms, arrows, maths
+    (0x2460, 0x27FF, Symbol),                 // enclosed, box drawing, shapes, dingbats
+    (0x2900, 0x2BFF, Symbol),                 // arrows, maths, miscellaneous symbols
+    (0x2C60, 0x2C7F, Letter(Latin)),          // Latin extended-C
+    (0x2D00, 0x2D2F, Letter(Georgian)),       // Georgian supplement
+    (0x2DE0, 0x2DFF, Mark),                   // Cyrillic extended-A (combining)
+    (0x2E00, 0x2E7F, Symbol),                 // supplemental punctuation
+    (0x2E80, 0x2FDF, Letter(Cjk)),            // CJK radicals, Kangxi radicals
+    (0x3000, 0x303F, Symbol),                 // CJK symbols and punctuation
+    (0x3040, 0x312F, Letter(Cjk)),            // hiragana, katakana, bopomofo
+    (0x3130, 0x318F, Letter(Cjk)),            // Hangul compatibility jamo
+    (0x31A0, 0x31FF, Letter(Cjk)),            // bopomofo extended, CJK strokes, kana ext.
+    (0x3200, 0x33FF, Symbol),                 // enclosed CJK, CJK compatibility
+    (0x3400, 0x4DBF, Letter(Cjk)),            // CJK extension A
+    (0x4E00, 0x9FFF, Letter(Cjk)),            // CJK unified ideographs
+    (0xA720, 0xA7FF, Letter(Latin)),          // Latin extended-D
+    (0xAB30, 0xAB6F, Letter(Latin)),          // Latin extended-E
+    (0xAC00, 0xD7A3, Letter(Cjk)),            // Hangul syllables
+    (0xD800, 0xF8FF, Never),                  // surrogates, private use
+    (0xF900, 0xFAFF, Letter(Cjk)),            // CJK compatibility ideographs
+    (0xFB00, 0xFB06, Letter(Latin)),          // Latin ligatures (ﬁ ﬂ)
+    (0xFB1D, 0xFB4F, Letter(Hebrew)),         // Hebrew presentation forms
+    (0xFB50, 0xFDCF, Letter(Arabic)),         // Arabic presentation forms-A
+    (0xFDD0, 0xFDEF, Never),                  // noncharacters
+    (0xFDF0, 0xFDFF, Letter(Arabic)),         //
+    (0xFE00, 0xFE0F, Mark),                   // variation selectors
+    (0xFE10, 0xFE6F, Symbol),                 // vertical, small and CJK compatibility forms
+    (0xFE70, 0xFEFE, Letter(Arabic)),         // Arabic presentation forms-B
+    (0xFEFF, 0xFEFF, Symbol),                 // byte order mark / zero-width no-break space
+    (0xFF00, 0xFFEF, Symbol),                 // half- and fullwidth forms
+    (0xFFFC, 0xFFFD, Symbol),                 // object and replacement characters
+    (0xFFFE, 0xFFFF, Never),                  // noncharacters
+    (0x1F000, 0x1FAFF, Symbol),               // mahjong .. emoji, symbols and pictographs
+    (0x20000, 0x323AF, Letter(Cjk)),          // CJK extensions B..H
+    (0x323B0, 0xDFFFF, Never),                // unassigned planes
+    (0xE0001, 0xE007F, Mark),                 // tags (emoji flag sequences)
+    (0xE0100, 0xE01EF, Mark),                 // variation selectors supplement
+    (0xF0000, 0x10FFFF, Never),               // supplementary private use
+];
+
+/// The class of `ch`. ASCII letters are Latin letters, other printable ASCII and the ASCII
+/// white space are symbols, the remaining ASCII controls are never intended.
+pub fn class_of(ch: char) -> CharClass {
+    let cp = u32::from(ch);
+    if cp < 0x80 {
+        return match ch {
+            'a'..='z' | 'A'..='Z' => Letter(Latin),
+            '\t' | '\n' | '\r' | '\x0C' | ' '..='~' => Symbol,
+            _ => Never,
+        };
+    }
+    match BLOCKS.binary_search_by(|&(start, end, _)| {
+        if end < cp {
+            std::cmp::Ordering::Less
+        } else if start > cp {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    }) {
+        Ok(i) => BLOCKS[i].2,
+        Err(_) => Rare,
+    }
+}
+
+/// The script of `ch` when it is a letter.
+pub fn script_of(ch: char) -> Option<Script> {
+    match class_of(ch) {
+        Letter(script) => Some(script),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_are_sorted_and_disjoint() {
+        for pair in BLOCKS.windows(2) {
+            assert!(pair[0].0 <= pair[0].1, "{:x?}", pair[0]);
+            assert!(pair[0].1 < pair[1].0, "{:x?} overlaps {:x?}", pair[0], pair[1]);
+        }
+    }
+
+    #[test]
+    fn classes_of_familiar_characters() {
+        let cases = [
+            ('é', Letter(Latin)),
+            ('ł', Letter(Latin)),
+            ('ệ', Letter(Latin)),
+            ('ж', Letter(Cyrillic)),
+            ('λ', Letter(Greek)),
+            ('ש', Letter(Hebrew)),
+            ('ع', Letter(Arabic)),
+            ('日', Letter(Cjk)),
+            ('カ', Letter(Cjk)),
+            ('한', Letter(Cjk)),
+            ('’', Symbol),
+            ('€', Symbol),
+            ('\u{a0}', Symbol),
+            ('✔', Symbol),
+            ('😀', Symbol),
+            ('\u{fffd}', Symbol),
+            ('\u{301}', Mark),
+            ('ɮ', Rare),
+            ('ʼ', Rare),
+            ('\u{7eb}', Rare), // NKo
+            ('⠻', Rare),       // braille
+            ('\u{85}', Never),
+            ('\u{e000}', Never),
+            ('\u{10ffff}', Never),
+            ('\u{1}', Never),
+        ];
+        for (ch, class) in cases {
+            assert_eq!(class_of(ch), class, "U+{:04X}", u32::from(ch));
+        }
+    }
+}

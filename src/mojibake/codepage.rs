@@ -1,0 +1,364 @@
+//! Single-byte code pages as data, and the reverse index the matcher reads them through.
+//!
+//! Double encoding happens when UTF-8 bytes are read through a single-byte code page and the
+//! resulting characters are written back as UTF-8. Undoing it means mapping each character of
+//! the garbled text back to the byte the code page gave it for. A [`CodePage`] is nothing but
+//! that 128-entry table for bytes `0x80..=0xFF` (bytes below `0x80` are ASCII in every page we
+//! handle, and ASCII is never part of a double-encoded sequence). Adding a code page is adding a
+//! table here, not writing new matching code: [`Readings`] turns any set of tables into the
+//! character → byte index that the matcher uses.
+
+use std::fmt;
+
+/// One single-byte code page: what character each byte `0x80..=0xFF` decodes to.
+pub struct CodePage {
+    /// The name used in reports and on the command line (`latin1`, `cp1252`).
+    pub name: &'static str,
+    /// A longer, human-readable description.
+    pub description: &'static str,
+    /// `high[b - 0x80]` is the character byte `b` decodes to, or `None` where the page leaves
+    /// the byte undefined (such a byte can never be recovered from the garbled text).
+    pub high: [Option<char>; 128],
+}
+
+impl fmt::Debug for CodePage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CodePage").field("name", &self.name).finish()
+    }
+}
+
+impl CodePage {
+    /// The character `byte` decodes to; ASCII decodes to itself.
+    pub fn decode(&self, byte: u8) -> Option<char> {
+        if byte < 0x80 {
+            Some(char::from(byte))
+        } else {
+            self.high[usize::from(byte - 0x80)]
+        }
+    }
+}
+
+/// Bytes `0x80..=0xFF` decoding to U+0080..U+00FF: the ISO-8859-1 table, and the start of every
+/// table that agrees with it on `0xA0..=0xFF`.
+const fn latin1_high() -> [Option<char>; 128] {
+    let mut high = [None; 128];
+    let mut i = 0;
+    while i < 128 {
+        high[i] = char::from_u32(0x80 + i as u32);
+        i += 1;
+    }
+    high
+}
+
+/// Windows-1252's characters for bytes `0x80..=0x9F`. The five bytes Microsoft left undefined
+/// (`81 8D 8F 90 9D`) decode to the C1 control of the same number, as MySQL/MariaDB's `latin1`
+/// and the WHATWG Encoding Standard both do; a program that dropped them instead has lost the
+/// byte, and there is nothing to repair.
+const WINDOWS_1252_80_9F: [u32; 32] = [
+    0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, // 80..87
+    0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008D, 0x017D, 0x008F, // 88..8F
+    0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, // 90..97
+    0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178, // 98..9F
+];
+
+const fn windows_1252_high() -> [Option<char>; 128] {
+    let mut high = latin1_high();
+    let mut i = 0;
+    while i < 32 {
+        high[i] = char::from_u32(WINDOWS_1252_80_9F[i]);
+        i += 1;
+    }
+    high
+}
+
+/// ISO-8859-1: every byte is the code point of the same number (C1 controls for `0x80..=0x9F`).
+pub static LATIN1: CodePage = CodePage {
+    name: "latin1",
+    description: "ISO-8859-1 (bytes 0x80-0x9F read as C1 controls)",
+    high: latin1_high(),
+};
+
+/// Windows-1252, as MySQL/MariaDB's `latin1` and browsers read it.
+pub static WINDOWS_1252: CodePage = CodePage {
+    name: "cp1252",
+    description: "Windows-1252 (MySQL/MariaDB latin1; undefined bytes kept as C1 controls)",
+    high: windows_1252_high(),
+};
+
+/// Every code page this build knows, in the order a match is attributed to them.
+pub static ALL: [&CodePage; 2] = [&LATIN1, &WINDOWS_1252];
+
+/// Looks a code page up by name (`latin1`, `iso-8859-1`, `cp1252`, `windows-1252`).
+pub fn by_name(name: &str) -> Option<&'static CodePage> {
+    let name = name.to_ascii_lowercase();
+    match name.as_str() {
+        "latin1" | "iso-8859-1" | "iso8859-1" | "l1" => Some(&LATIN1),
+        "cp1252" | "windows-1252" | "win1252" => Some(&WINDOWS_1252),
+        _ => None,
+    }
+}
+
+/// A set of code pages, as a bit mask over the order they were given to [`Readings::new`].
+///
+/// A garbled character that decodes the same way under several pages carries all their bits;
+/// a sequence's reading is the intersection of its characters' masks, and an empty intersection
+/// means the sequence mixes readings (some bytes went through one page, some through another).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct ReadingMask(pub u8);
+
+impl ReadingMask {
+    /// The reading of a sequence made of characters with masks `self` and `other`.
+    pub fn and(self, other: ReadingMask) -> ReadingMask {
+        ReadingMask(self.0 & other.0)
+    }
+
+    /// True when the characters agree on no single code page.
+    pub fn is_mixed(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// Where a garbled character came from: the byte it stood for, and under which pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByteOrigin {
+    pub byte: u8,
+    pub mask: ReadingMask,
+}
+
+/// The reverse index of a set of code pages: for each character that some page produces for a
+/// byte `>= 0x80`, that byte and the pages that agree on it.
+///
+/// Characters below U+0100 (the whole of ISO-8859-1, and most of every Western page) sit in a
+/// direct table; the rest in a short sorted list searched by bisection.
+#[derive(Clone, Debug)]
+pub struct Readings {
+    pages: Vec<&'static CodePage>,
+    low: [Option<ByteOrigin>; 256],
+    high: Vec<(char, ByteOrigin)>,
+    lead_first_bytes: Vec<u8>,
+    cut_unsafe: [bool; 256],
+}
+
+/// Reasons a set of code pages cannot be indexed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadingsError {
+    Empty,
+    TooMany(usize),
+}
+
+impl fmt::Display for ReadingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadingsError::Empty => write!(f, "at least one code page is needed"),
+            ReadingsError::TooMany(n) => write!(f, "at most 8 code pages at once, {n} given"),
+        }
+    }
+}
+
+impl std::error::Error for ReadingsError {}
+
+impl Readings {
+    /// Indexes `pages`. Where two pages map the same character to different bytes, the first
+    /// page given wins (for the pages shipped here that never happens: they agree on every
+    /// character they share).
+    pub fn new(pages: &[&'static CodePage]) -> Result<Readings, ReadingsError> {
+        if pages.is_empty() {
+            return Err(ReadingsError::Empty);
+        }
+        if pages.len() > 8 {
+            return Err(ReadingsError::TooMany(pages.len()));
+        }
+        let mut low = [None; 256];
+        let mut high: Vec<(char, ByteOrigin)> = Vec::new();
+        for (bit, page) in pages.iter().enumerate() {
+            let mask = ReadingMask(1 << bit);
+            for byte in 0x80..=0xFFu8 {
+                let Some(ch) = page.decode(byte) else { continue };
+                let known = match u32::from(ch) {
+                    cp if cp < 0x100 => low[cp as usize].as_mut(),
+                    _ => high.iter_mut().find(|(c, _)| *c == ch).map(|(_, o)| o),
+                };
+                match known {
+                    // Same character, same byte: one more page agrees.
+                    Some(origin) if origin.byte == byte => origin.mask.0 |= mask.0,
+                    // Same character from another byte: the earlier page keeps it.
+                    Some(_) => {}
+                    None if u32::from(ch) < 0x100 => {
+                        low[u32::from(ch) as usize] = Some(ByteOrigin { byte, mask })
+                    }
+                    None => high.push((ch, ByteOrigin { byte, mask })),
+                }
+            }
+        }
+        high.sort_by_key(|(ch, _)| *ch);
+
+        let mut readings = Readings {
+            pages: pages.to_vec(),
+            low,
+            high,
+            lead_first_bytes: Vec::new(),
+            cut_unsafe: [false; 256],
+        };
+        for byte in 0x80..=0xBFu8 {
+            readings.cut_unsafe[usize::from(byte)] = true;
+        }
+        let mut utf8 = [0u8; 4];
+        let entries: Vec<(char, ByteOrigin)> = readings.entries().collect();
+        for (ch, origin) in entries {
+            let first = ch.encode_utf8(&mut utf8).as_bytes()[0];
+            if is_lead_byte(origin.byte) {
+                if !readings.lead_first_bytes.contains(&first) {
+                    readings.lead_first_bytes.push(first);
+                }
+            } else if (0x80..=0xBF).contains(&origin.byte) {
+                readings.cut_unsafe[usize::from(first)] = true;
+            }
+        }
+        readings.lead_first_bytes.sort_unstable();
+        Ok(readings)
+    }
+
+    /// ISO-8859-1 and Windows-1252 together: the default, since real dumps mix both.
+    pub fn western() -> Readings {
+        // Two shipped tables: within every limit `new` checks.
+        match Readings::new(&ALL) {
+            Ok(readings) => readings,
+            Err(_) => unreachable!("the shipped tables are valid"),
+        }
+    }
+
+    /// The pages, in mask-bit order.
+    pub fn pages(&self) -> &[&'static CodePage] {
+        &self.pages
+    }
+
+    /// The byte `ch` stands for, if some page produces it for a byte `>= 0x80`.
+    #[inline]
+    pub fn origin(&self, ch: char) -> Option<ByteOrigin> {
+        let cp = u32::from(ch);
+        if cp < 0x100 {
+            self.low[cp as usize]
+        } else {
+            self.high
+                .binary_search_by_key(&ch, |(c, _)| *c)
+                .ok()
+                .map(|i| self.high[i].1)
+        }
+    }
+
+    /// First UTF-8 bytes of every character that stands for a UTF-8 lead byte (`C2..=F4`).
+    /// Every double-encoded sequence starts with one of them, so they feed the prefilter: for
+    /// ISO-8859-1 and Windows-1252 this is the single byte `0xC3`.
+    pub fn lead_first_bytes(&self) -> &[u8] {
+        &self.lead_first_bytes
+    }
+
+    /// True when a buffer may be cut just before `byte` without splitting a UTF-8 character or
+    /// a double-encoded sequence: `byte` is no continuation byte, and no character standing
+    /// for a continuation byte starts with it. ASCII always qualifies, and so does the
+    /// prefilter's `0xC3` for the Western pages (it only ever starts a sequence).
+    #[inline]
+    pub fn is_cut_safe(&self, byte: u8) -> bool {
+        !self.cut_unsafe[usize::from(byte)]
+    }
+
+    /// The names of the pages in `mask`, joined by `+`.
+    pub fn describe(&self, mask: ReadingMask) -> String {
+        let names: Vec<&str> = self
+            .pages
+            .iter()
+            .enumerate()
+            .filter(|(bit, _)| mask.0 & (1 << bit) != 0)
+            .map(|(_, page)| page.name)
+            .collect();
+        names.join("+")
+    }
+
+    /// How a sequence with this mask is counted: one page's name when only that page explains
+    /// it, `either` when several do, `mixed` when no single page does.
+    pub fn reading_name(&self, mask: ReadingMask) -> &'static str {
+        if mask.is_mixed() {
+            return "mixed";
+        }
+        if mask.0.count_ones() > 1 {
+            return "either";
+        }
+        let bit = mask.0.trailing_zeros() as usize;
+        self.pages.get(bit).map_or("mixed", |page| page.name)
+    }
+
+    fn entries(&self) -> impl Iterator<Item = (char, ByteOrigin)> + '_ {
+        let low = self.low.iter().enumerate().filter_map(|(cp, origin)| {
+            let origin = (*origin)?;
+            Some((char::from_u32(cp as u32)?, origin))
+        });
+        low.chain(self.high.iter().copied())
+    }
+}
+
+/// A UTF-8 lead byte of a multi-byte sequence that can start well-formed UTF-8.
+#[inline]
+pub fn is_lead_byte(byte: u8) -> bool {
+    (0xC2..=0xF4).contains(&byte)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latin1_is_the_identity() {
+        for byte in 0x80..=0xFFu8 {
+            assert_eq!(LATIN1.decode(byte), Some(char::from(byte)));
+        }
+    }
+
+    /// The table must agree with the WHATWG windows-1252 decoder byte for byte.
+    #[test]
+    fn windows_1252_agrees_with_encoding_rs() {
+        for byte in 0x80..=0xFFu8 {
+            let input = [byte];
+            let (decoded, had_errors) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&input);
+            assert!(!had_errors);
+            let expected = decoded.chars().next();
+            assert_eq!(WINDOWS_1252.decode(byte), expected, "byte {byte:#04x}");
+        }
+    }
+
+    #[test]
+    fn western_readings_index_every_byte() {
+        let readings = Readings::western();
+        assert_eq!(readings.lead_first_bytes(), &[0xC3]);
+        for page in ALL {
+            for byte in 0x80..=0xFFu8 {
+                let Some(ch) = page.decode(byte) else { continue };
+                let origin = readings.origin(ch).expect("indexed");
+                assert_eq!(origin.byte, byte);
+            }
+        }
+        // Shared by both pages: A0..FF and the five bytes Windows-1252 leaves undefined.
+        let both = ReadingMask(0b11);
+        assert_eq!(readings.origin('é').map(|o| o.mask), Some(both));
+        assert_eq!(readings.origin('\u{81}').map(|o| o.mask), Some(both));
+        assert_eq!(readings.origin('\u{80}').map(|o| o.mask), Some(ReadingMask(0b01)));
+        assert_eq!(readings.origin('€').map(|o| o.mask), Some(ReadingMask(0b10)));
+        assert_eq!(readings.origin('ā'), None);
+        assert_eq!(readings.reading_name(both), "either");
+        assert_eq!(readings.reading_name(ReadingMask(0b10)), "cp1252");
+        assert_eq!(readings.reading_name(ReadingMask(0)), "mixed");
+    }
+
+    #[test]
+    fn cut_safe_bytes_never_split_a_sequence() {
+        let readings = Readings::western();
+        for byte in 0..0x80u8 {
+            assert!(readings.is_cut_safe(byte));
+        }
+        for byte in [0xC2, 0xC5, 0xC6, 0xCB, 0xE2, 0x80, 0xBF] {
+            assert!(!readings.is_cut_safe(byte), "{byte:#04x}");
+        }
+        for byte in [0xC3, 0xC4, 0xD0, 0xE3, 0xE4, 0xF0] {
+            assert!(readings.is_cut_safe(byte), "{byte:#04x}");
+        }
+    }
+}

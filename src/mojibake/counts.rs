@@ -1,0 +1,185 @@
+//! The counting sink behind `scan`: what was found, by reading, by layers and by sequence, and
+//! what the input is (valid UTF-8 or not, how much non-ASCII text is fine).
+//!
+//! Counts add up: a file scanned in pieces, or many files, merge with [`Counts::merge`] into
+//! exactly what one scan of the whole would give.
+
+use std::collections::{BTreeMap, HashMap};
+use std::convert::Infallible;
+
+use super::codepage::{ReadingMask, Readings};
+use super::scanner::{Run, Sink};
+
+/// How often one garbled form was found, and what it stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SequenceCount {
+    pub original: char,
+    pub mask: ReadingMask,
+    pub layers: u8,
+    pub count: u64,
+    /// Byte offset of the first occurrence, counted from the start of the input.
+    pub first_offset: u64,
+}
+
+/// Everything `scan` reports about one input.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    /// Bytes seen.
+    pub bytes: u64,
+    /// Offset of the first byte that is not part of well-formed UTF-8, if any.
+    pub first_invalid_offset: Option<u64>,
+    /// Non-ASCII characters (UTF-8 lead bytes `C2..=F4`, counting garbled ones).
+    pub non_ascii_chars: u64,
+    /// Characters that double encoding garbled and the repair restores.
+    pub double_encoded: u64,
+    /// Non-ASCII characters inside repaired runs (the garbled form, not the original).
+    pub garbled_chars: u64,
+    /// Repaired characters by the reading that explains them.
+    pub by_reading: BTreeMap<ReadingMask, u64>,
+    /// Repaired characters by layers removed.
+    pub by_layers: BTreeMap<u8, u64>,
+    /// Repaired characters by garbled form.
+    pub sequences: HashMap<Vec<u8>, SequenceCount>,
+    /// Runs the pattern matched but the plausibility rule left alone.
+    pub left_alone: u64,
+    /// Those runs by garbled form, with what the pattern alone would have made of them.
+    pub left_alone_sequences: HashMap<Vec<u8>, SequenceCount>,
+}
+
+impl Counts {
+    /// True when the input is well-formed UTF-8 throughout.
+    pub fn valid_utf8(&self) -> bool {
+        self.first_invalid_offset.is_none()
+    }
+
+    /// Non-ASCII characters that are fine as they are.
+    pub fn fine_non_ascii(&self) -> u64 {
+        self.non_ascii_chars.saturating_sub(self.garbled_chars)
+    }
+
+    /// Takes in the raw bytes of one buffer that starts at `base` in the input: its size, its
+    /// UTF-8 validity, its non-ASCII characters. Buffers must be cut between characters.
+    pub fn observe_bytes(&mut self, buffer: &[u8], base: u64) {
+        self.bytes += buffer.len() as u64;
+        if self.first_invalid_offset.is_none()
+            && let Err(error) = simdutf8::compat::from_utf8(buffer)
+        {
+            self.first_invalid_offset = Some(base + error.valid_up_to() as u64);
+        }
+        self.non_ascii_chars += count_lead_bytes(buffer);
+    }
+
+    /// Sequences sorted most frequent first (ties by garbled bytes, so reports are stable).
+    pub fn top_sequences(&self, limit: usize) -> Vec<(&[u8], &SequenceCount)> {
+        top(&self.sequences, limit)
+    }
+
+    /// Look-alikes left alone, most frequent first.
+    pub fn top_left_alone(&self, limit: usize) -> Vec<(&[u8], &SequenceCount)> {
+        top(&self.left_alone_sequences, limit)
+    }
+
+    /// Counts by reading name (`latin1`, `cp1252`, `either`, `mixed`).
+    pub fn by_reading_names(&self, readings: &Readings) -> BTreeMap<&'static str, u64> {
+        let mut named = BTreeMap::new();
+        for (&mask, &n) in &self.by_reading {
+            *named.entry(readings.reading_name(mask)).or_insert(0) += n;
+        }
+        named
+    }
+
+    /// Adds `other` (a later piece of the same input, or another input) into `self`.
+    pub fn merge(&mut self, other: Counts) {
+        if self.first_invalid_offset.is_none() {
+            self.first_invalid_offset = other.first_invalid_offset;
+        }
+        self.bytes += other.bytes;
+        self.non_ascii_chars += other.non_ascii_chars;
+        self.double_encoded += other.double_encoded;
+        self.garbled_chars += other.garbled_chars;
+        self.left_alone += other.left_alone;
+        for (k, v) in other.by_reading {
+            *self.by_reading.entry(k).or_insert(0) += v;
+        }
+        for (k, v) in other.by_layers {
+            *self.by_layers.entry(k).or_insert(0) += v;
+        }
+        merge_sequences(&mut self.sequences, other.sequences);
+        merge_sequences(&mut self.left_alone_sequences, other.left_alone_sequences);
+    }
+}
+
+fn merge_sequences(into: &mut HashMap<Vec<u8>, SequenceCount>, from: HashMap<Vec<u8>, SequenceCount>) {
+    for (garbled, seq) in from {
+        match into.get_mut(&garbled) {
+            Some(existing) => {
+                existing.count += seq.count;
+                existing.first_offset = existing.first_offset.min(seq.first_offset);
+            }
+            None => {
+                into.insert(garbled, seq);
+            }
+        }
+    }
+}
+
+fn top(map: &HashMap<Vec<u8>, SequenceCount>, limit: usize) -> Vec<(&[u8], &SequenceCount)> {
+    let mut all: Vec<(&[u8], &SequenceCount)> = map.iter().map(|(k, v)| (k.as_slice(), v)).collect();
+    all.sort_by(|a, b| b.1.count.cmp(&a.1.count).then_with(|| a.0.cmp(b.0)));
+    all.truncate(limit);
+    all
+}
+
+/// Counts the bytes `>= 0xC0`: one per non-ASCII character in well-formed UTF-8. Written as a
+/// plain loop over bytes so that the compiler vectorises it.
+fn count_lead_bytes(buffer: &[u8]) -> u64 {
+    buffer
+        .chunks(1 << 16)
+        .map(|chunk| chunk.iter().filter(|&&b| b >= 0xC0).count() as u64)
+        .sum()
+}
+
+/// The sink that fills a [`Counts`]; `base` is the offset of the scanned buffer in the input.
+pub struct CountingSink<'c> {
+    pub counts: &'c mut Counts,
+    pub base: u64,
+}
+
+fn record(map: &mut HashMap<Vec<u8>, SequenceCount>, garbled: &[u8], seq: SequenceCount) {
+    match map.get_mut(garbled) {
+        Some(existing) => existing.count += 1,
+        None => {
+            map.insert(garbled.to_vec(), seq);
+        }
+    }
+}
+
+impl Sink for CountingSink<'_> {
+    type Error = Infallible;
+
+    fn run(&mut self, input: &[u8], run: &Run<'_>) -> Result<(), Infallible> {
+        if !run.repaired {
+            self.counts.left_alone += 1;
+        }
+        for c in run.chars {
+            let garbled = &input[c.span.clone()];
+            let seq = SequenceCount {
+                original: c.original,
+                mask: c.mask,
+                layers: c.layers,
+                count: 1,
+                first_offset: self.base + c.span.start as u64,
+            };
+            if !run.repaired {
+                record(&mut self.counts.left_alone_sequences, garbled, seq);
+                continue;
+            }
+            self.counts.double_encoded += 1;
+            self.counts.garbled_chars += count_lead_bytes(garbled);
+            *self.counts.by_reading.entry(c.mask).or_insert(0) += 1;
+            *self.counts.by_layers.entry(c.layers).or_insert(0) += 1;
+            record(&mut self.counts.sequences, garbled, seq);
+        }
+        Ok(())
+    }
+}

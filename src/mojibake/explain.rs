@@ -1,0 +1,120 @@
+//! The `explain` sink: every run found in a short text, how it was garbled, what the rule made
+//! of it and what it repairs to — the steps behind a repair, in the spirit of ftfy's
+//! `explain_unicode`.
+
+use std::fmt::{self, Write as _};
+
+use super::repair::repair;
+use crate::report::hex;
+use super::scanner::{Run, Scanner, Sink};
+
+/// One run as `explain` shows it.
+#[derive(Clone, Debug)]
+pub struct ExplainedRun {
+    pub offset: usize,
+    pub garbled: Vec<u8>,
+    pub verdict: String,
+    pub repaired: bool,
+    /// For each character: its garbled bytes, the character, the reading and the layers.
+    pub chars: Vec<(Vec<u8>, char, String, u8)>,
+}
+
+/// Everything `explain` shows about one text.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    pub input: Vec<u8>,
+    pub runs: Vec<ExplainedRun>,
+    pub output: Vec<u8>,
+}
+
+struct Collect<'s> {
+    scanner: &'s Scanner,
+    runs: Vec<ExplainedRun>,
+}
+
+impl Sink for Collect<'_> {
+    type Error = std::convert::Infallible;
+
+    fn run(&mut self, input: &[u8], run: &Run<'_>) -> Result<(), Self::Error> {
+        let readings = self.scanner.readings();
+        self.runs.push(ExplainedRun {
+            offset: run.span.start,
+            garbled: input[run.span.clone()].to_vec(),
+            verdict: run.verdict.to_string(),
+            repaired: run.repaired,
+            chars: run
+                .chars
+                .iter()
+                .map(|c| {
+                    let reading = readings.reading_name(c.mask).to_string();
+                    (input[c.span.clone()].to_vec(), c.original, reading, c.layers)
+                })
+                .collect(),
+        });
+        Ok(())
+    }
+}
+
+/// Explains how `input` is garbled and how it is repaired.
+pub fn explain(scanner: &Scanner, input: &[u8]) -> Explanation {
+    let mut collect = Collect {
+        scanner,
+        runs: Vec::new(),
+    };
+    let Ok(()) = scanner.scan(input, &mut collect);
+    Explanation {
+        input: input.to_vec(),
+        runs: collect.runs,
+        output: repair(scanner, input).into_owned(),
+    }
+}
+
+impl Explanation {
+    /// Characters repaired.
+    pub fn repaired_chars(&self) -> usize {
+        self.runs
+            .iter()
+            .filter(|r| r.repaired)
+            .map(|r| r.chars.len())
+            .sum()
+    }
+}
+
+impl fmt::Display for Explanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "input:  {}", String::from_utf8_lossy(&self.input).escape_debug())?;
+        writeln!(f, "bytes:  {}", hex(&self.input, " "))?;
+        if self.runs.is_empty() {
+            writeln!(f, "no double-encoded sequence found")?;
+        }
+        for run in &self.runs {
+            let mut line = String::new();
+            let _ = write!(
+                line,
+                "run at byte {}: {} ({}) — {}, {}",
+                run.offset,
+                String::from_utf8_lossy(&run.garbled).escape_debug(),
+                hex(&run.garbled, " "),
+                run.verdict,
+                if run.repaired { "repaired" } else { "left alone" }
+            );
+            writeln!(f, "{line}")?;
+            for (garbled, original, reading, layers) in &run.chars {
+                let mut utf8 = [0u8; 4];
+                writeln!(
+                    f,
+                    "    {} ({}) → {} (U+{:04X}, {}), {} reading, {} layer{}",
+                    String::from_utf8_lossy(garbled).escape_debug(),
+                    hex(garbled, " "),
+                    original.escape_debug(),
+                    u32::from(*original),
+                    hex(original.encode_utf8(&mut utf8).as_bytes(), " "),
+                    reading,
+                    layers,
+                    if *layers == 1 { "" } else { "s" }
+                )?;
+            }
+        }
+        writeln!(f, "output: {}", String::from_utf8_lossy(&self.output).escape_debug())
+    }
+}

@@ -1,0 +1,202 @@
+//! The strict byte pattern: where a double-encoded sequence starts, and what it decodes to.
+//!
+//! A UTF-8 character of `n + 1` bytes, read through a code page, becomes `n + 1` characters:
+//! one for the lead byte (`C2..=F4`) and one for each continuation byte (`80..=BF`). The
+//! matcher decodes the characters at a position, maps each back to its byte through
+//! [`Readings`], and accepts only when the bytes form one well-formed UTF-8 character: no
+//! overlong form (`C0`, `C1`, `E0 80..9F`, `F0 80..8F`), no surrogate (`ED A0..BF`), nothing above
+//! U+10FFFF (`F4 90..`, `F5..`). That strictness is the first line of defence for clean text.
+//!
+//! Every match begins with a character that stands for a lead byte; for the Western pages that
+//! character is one of `Â..ô` (U+00C2..U+00F4), all encoded with the byte `0xC3` first. The
+//! [`Prefilter`] jumps between such bytes with `memchr`, so the matcher only runs where a match
+//! could start: a mostly-ASCII file is scanned at the speed of `memchr`.
+
+use super::codepage::{ReadingMask, Readings, is_lead_byte};
+
+/// One double-encoded character: where its garbled form ends and what it stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DoubleEncodedMatch {
+    /// Length of the garbled form in bytes.
+    pub len: usize,
+    /// The character it stands for (its bytes are the UTF-8 that was misread).
+    pub original: char,
+    /// The code pages under which every garbled character maps back to its byte.
+    pub mask: ReadingMask,
+}
+
+/// Decodes the UTF-8 character at the start of `bytes`, if there is a valid one.
+#[inline]
+pub fn decode_char(bytes: &[u8]) -> Option<(char, usize)> {
+    match bytes.first()? {
+        0x00..=0x7F => Some((char::from(bytes[0]), 1)),
+        _ => match bstr::decode_utf8(bytes) {
+            (Some(ch), len) => Some((ch, len)),
+            (None, _) => None,
+        },
+    }
+}
+
+/// Decodes the UTF-8 character that ends just before `bytes.len()`, if there is a valid one.
+#[inline]
+pub fn decode_last_char(bytes: &[u8]) -> Option<char> {
+    match bytes.last()? {
+        &b @ 0x00..=0x7F => Some(char::from(b)),
+        _ => bstr::decode_last_utf8(bytes).0,
+    }
+}
+
+/// Tries to match one double-encoded character at `bytes[at..]`.
+#[inline]
+pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEncodedMatch> {
+    let rest = bytes.get(at..)?;
+    let (lead_char, lead_len) = decode_char(rest)?;
+    let lead = readings.origin(lead_char)?;
+    if !is_lead_byte(lead.byte) {
+        return None;
+    }
+    let continuations = match lead.byte {
+        0xC2..=0xDF => 1,
+        0xE0..=0xEF => 2,
+        _ => 3,
+    };
+    let mut original = [lead.byte, 0, 0, 0];
+    let mut mask = lead.mask;
+    let mut pos = lead_len;
+    for slot in original.iter_mut().skip(1).take(continuations) {
+        let (ch, len) = decode_char(&rest[pos..])?;
+        let origin = readings.origin(ch)?;
+        if !(0x80..=0xBF).contains(&origin.byte) {
+            return None;
+        }
+        *slot = origin.byte;
+        mask = mask.and(origin.mask);
+        pos += len;
+    }
+    // Rejects overlongs, surrogates and code points above U+10FFFF in one check.
+    let text = std::str::from_utf8(&original[..=continuations]).ok()?;
+    let original = text.chars().next()?;
+    Some(DoubleEncodedMatch {
+        len: pos,
+        original,
+        mask,
+    })
+}
+
+/// Finds the next position where a double-encoded sequence could start.
+#[derive(Clone, Debug)]
+pub enum Prefilter {
+    One(u8),
+    Two(u8, u8),
+    Three(u8, u8, u8),
+    /// More first bytes than `memchr3` takes: a byte-set test on every byte.
+    Set(Box<[bool; 256]>),
+}
+
+impl Prefilter {
+    pub fn new(readings: &Readings) -> Prefilter {
+        match *readings.lead_first_bytes() {
+            [a] => Prefilter::One(a),
+            [a, b] => Prefilter::Two(a, b),
+            [a, b, c] => Prefilter::Three(a, b, c),
+            ref many => {
+                let mut set = Box::new([false; 256]);
+                for &b in many {
+                    set[usize::from(b)] = true;
+                }
+                Prefilter::Set(set)
+            }
+        }
+    }
+
+    /// The first candidate position at or after `from`.
+    #[inline]
+    pub fn find(&self, haystack: &[u8], from: usize) -> Option<usize> {
+        let rest = haystack.get(from..)?;
+        let found = match self {
+            Prefilter::One(a) => memchr::memchr(*a, rest),
+            Prefilter::Two(a, b) => memchr::memchr2(*a, *b, rest),
+            Prefilter::Three(a, b, c) => memchr::memchr3(*a, *b, *c, rest),
+            Prefilter::Set(set) => rest.iter().position(|&b| set[usize::from(b)]),
+        };
+        found.map(|i| from + i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &[u8]) -> Option<(char, usize, &'static str)> {
+        let readings = Readings::western();
+        let found = match_at(&readings, text, 0)?;
+        Some((found.original, found.len, readings.reading_name(found.mask)))
+    }
+
+    #[test]
+    fn seed_ranges_match_and_decode() {
+        // One case per range of the seed's pattern, at both ends of the range.
+        let cases: &[(&str, char)] = &[
+            ("\u{c2}\u{80}", '\u{80}'),
+            ("\u{df}\u{bf}", '\u{7ff}'),
+            ("\u{e0}\u{a0}\u{80}", '\u{800}'),
+            ("\u{e0}\u{bf}\u{bf}", '\u{fff}'),
+            ("\u{e1}\u{80}\u{80}", '\u{1000}'),
+            ("\u{ec}\u{bf}\u{bf}", '\u{cfff}'),
+            ("\u{ed}\u{80}\u{80}", '\u{d000}'),
+            ("\u{ed}\u{9f}\u{bf}", '\u{d7ff}'),
+            ("\u{ee}\u{80}\u{80}", '\u{e000}'),
+            ("\u{ef}\u{bf}\u{bf}", '\u{ffff}'),
+            ("\u{f0}\u{90}\u{80}\u{80}", '\u{10000}'),
+            ("\u{f0}\u{bf}\u{bf}\u{bf}", '\u{3ffff}'),
+            ("\u{f1}\u{80}\u{80}\u{80}", '\u{40000}'),
+            ("\u{f3}\u{bf}\u{bf}\u{bf}", '\u{fffff}'),
+            ("\u{f4}\u{80}\u{80}\u{80}", '\u{100000}'),
+            ("\u{f4}\u{8f}\u{bf}\u{bf}", '\u{10ffff}'),
+        ];
+        for &(garbled, original) in cases {
+            let found = one(garbled.as_bytes()).map(|(c, len, _)| (c, len));
+            assert_eq!(found, Some((original, garbled.len())), "{garbled:?}");
+        }
+    }
+
+    #[test]
+    fn ill_formed_originals_are_not_matches() {
+        for garbled in [
+            "\u{c0}\u{80}",                   // overlong lead C0
+            "\u{c1}\u{bf}",                   // overlong lead C1
+            "\u{e0}\u{9f}\u{bf}",             // overlong 3-byte
+            "\u{ed}\u{a0}\u{80}",             // surrogate D800
+            "\u{ed}\u{bf}\u{bf}",             // surrogate DFFF
+            "\u{f0}\u{8f}\u{bf}\u{bf}",       // overlong 4-byte
+            "\u{f4}\u{90}\u{80}\u{80}",       // above U+10FFFF
+            "\u{f5}\u{80}\u{80}\u{80}",       // F5 is never a lead
+            "\u{c3}",                         // cut by the end
+            "\u{e2}\u{80}",                   // cut by the end
+            "\u{c3}A",                        // ASCII is no continuation
+            "\u{c3}\u{c3}",                   // a lead is no continuation
+        ] {
+            assert_eq!(one(garbled.as_bytes()), None, "{garbled:?}");
+        }
+    }
+
+    #[test]
+    fn readings_are_told_apart() {
+        assert_eq!(one("Ã©".as_bytes()), Some(('é', 4, "either")));
+        assert_eq!(one("â€™".as_bytes()), Some(('’', 8, "cp1252")));
+        assert_eq!(one("â\u{80}\u{99}".as_bytes()), Some(('’', 6, "latin1")));
+        assert_eq!(one("â€\u{99}".as_bytes()), Some(('’', 7, "mixed")));
+        // The five bytes Windows-1252 leaves undefined are C1 controls under both readings.
+        assert_eq!(one("Ã\u{81}".as_bytes()), Some(('Á', 4, "either")));
+    }
+
+    #[test]
+    fn prefilter_finds_only_candidates() {
+        let readings = Readings::western();
+        let prefilter = Prefilter::new(&readings);
+        let text = "abc é Ã© ’".as_bytes();
+        assert_eq!(prefilter.find(text, 0), Some(4));
+        assert_eq!(prefilter.find(text, 5), Some(7));
+        assert_eq!(prefilter.find(text, 8), None);
+    }
+}

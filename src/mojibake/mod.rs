@@ -1,0 +1,25 @@
+//! The byte maths of double-encoded UTF-8: pure functions of bytes, no files, threads or
+//! terminals.
+//!
+//! - [`codepage`]: the single-byte code pages as tables, and their reverse index.
+//! - [`matcher`]: the strict byte pattern and the prefilter that feeds it.
+//! - [`classes`]: what kind of character a code point is (data: a table of ranges).
+//! - [`plausibility`]: the rule that tells double encoding from correct look-alike text.
+//! - [`scanner`]: the loop that finds runs, peels layers, judges and reports to a [`Sink`].
+//! - [`repair`], [`counts`], [`explain`]: the sinks behind `fix`, `scan` and `explain`.
+
+pub mod classes;
+pub mod codepage;
+pub mod counts;
+pub mod explain;
+pub mod matcher;
+pub mod plausibility;
+pub mod repair;
+pub mod scanner;
+
+pub use counts::Counts;
+pub use codepage::{CodePage, ReadingMask, Readings};
+pub use matcher::DoubleEncodedMatch;
+pub use repair::{RepairWriter, repair};
+pub use plausibility::{Evidence, Strictness, Verdict};
+pub use scanner::{RepairedChar, Run, Scanner, Sink};

@@ -1,0 +1,307 @@
+//! The plausibility rule: when a match of the strict pattern really is double encoding.
+//!
+//! The byte pattern alone is not enough, because correct text can hold the same bytes: an
+//! accented capital followed by a Latin-1 symbol is exactly what `CAFÉ®` (`C3 89 C2 AE`, which
+//! the pattern would turn into `ɮ`) or `MISUTÂ` + no-break space (which it would turn into a
+//! no-break space) look like. A garbled sequence is always a Latin-1 letter (`Â..ô`) followed by
+//! one to three characters from `U+0080..U+00BF` or Windows-1252's 27 extra characters, so the
+//! question is how often real text puts such characters side by side, against how often the
+//! repair gives text a writer would have written. The rule weighs this evidence, for a *run*
+//! (adjacent sequences, repaired together):
+//!
+//! 1. **Impossible result** → rejected. The repair would produce a control character,
+//!    a private-use character, a noncharacter or an unassigned plane: nobody wrote that.
+//! 2. **A marker in the garbled text** → certain. Characters that correct text does not put
+//!    right after a letter: a C1 control (`U+0080..U+009F`, which no text contains); a
+//!    lowercase letter after a capital or the reverse inside one sequence (`Ãª`, `Ã©` is not
+//!    this, `Ãº`, `Ã¶`... `ª º µ š œ ž ƒ` after `Â..Þ`; `Š Œ Ž Ÿ` after `à..ô`); and the
+//!    Windows-1252 symbols that follow no word (`€ ‚ „ † ‡ ‰ ˆ ˜ ‹`).
+//! 3. **Several sequences in a row** → certain, when none of them repairs to a rare character:
+//!    `Ð¿Ñ€Ð¸` → `при`. Correct text would need letter, symbol, letter, symbol back to back.
+//! 4. **One sequence** is judged by what it repairs to and where it stands:
+//!    - a rare character (phonetic letters, modifier letters, historic scripts, braille) →
+//!      rejected: `CAFÉ®` → `ɮ`, `»ß«` → NKo `߫`, `DÉCONSEILLÉ` + no-break space → `ɠ`;
+//!    - a combining mark not after a letter → rejected;
+//!    - a capital garbled letter continuing a word in capitals (`MISUTÂ` + no-break space)
+//!      → ambiguous: correct capitals and garbled text look the same there;
+//!    - a letter of another script touching a Latin letter (`« café\u{a0}»` would give
+//!      `caf頻`) → ambiguous;
+//!    - anything else (`Ã©` → `é` inside a word, `â€™` → `’`, `Â ` → no-break space after a
+//!      digit) → certain.
+//!
+//! What happens to an ambiguous run is the [`Strictness`]: `balanced` (the default) repairs it
+//! when a certain run stands on the same line within [`CONTEXT_WINDOW`] bytes, because double
+//! encoding damages whole records, not one character in them.
+
+use std::fmt;
+
+use super::classes::{CharClass, Script, class_of, script_of};
+use super::matcher::{DoubleEncodedMatch, decode_char, decode_last_char};
+
+/// How far, in bytes along the same line, a certain run lends its evidence to an ambiguous one.
+pub const CONTEXT_WINDOW: usize = 4096;
+
+/// How much evidence a run needs before it is repaired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strictness {
+    /// Every match of the strict byte pattern, as the seed's regular expression does.
+    Pattern,
+    /// Certain and ambiguous runs; never those the rule rejects.
+    Lenient,
+    /// Certain runs, and ambiguous runs with a certain run nearby on the same line.
+    #[default]
+    Balanced,
+    /// Certain runs only.
+    Strict,
+}
+
+/// What the rule concluded about a run, and the evidence it rests on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Certain(Evidence),
+    Ambiguous(Evidence),
+    Rejected(Evidence),
+}
+
+impl Verdict {
+    pub fn evidence(self) -> Evidence {
+        match self {
+            Verdict::Certain(e) | Verdict::Ambiguous(e) | Verdict::Rejected(e) => e,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Certain(_) => "certain",
+            Verdict::Ambiguous(_) => "ambiguous",
+            Verdict::Rejected(_) => "rejected",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.name(), self.evidence())
+    }
+}
+
+/// One piece of evidence the rule can cite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    ImpossibleCharacter(char),
+    C1Control(char),
+    CaseMismatch(char, char),
+    SymbolAfterLetter(char),
+    Word(usize),
+    RareCharacter(char),
+    StrayMark(char),
+    CapitalsContext,
+    ScriptBesideLatin(Script),
+    NothingAgainst,
+}
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Evidence::ImpossibleCharacter(c) => {
+                write!(f, "would produce U+{:04X}, which no writer intends", u32::from(c))
+            }
+            Evidence::C1Control(c) => write!(
+                f,
+                "the garbled text holds the C1 control U+{:04X}, which correct text never does",
+                u32::from(c)
+            ),
+            Evidence::CaseMismatch(lead, next) => write!(
+                f,
+                "'{lead}' followed by '{next}' mixes cases inside a word, as only garbling does"
+            ),
+            Evidence::SymbolAfterLetter(c) => {
+                write!(f, "'{c}' never follows a letter in correct text")
+            }
+            Evidence::Word(n) => write!(f, "{n} adjacent sequences repair together"),
+            Evidence::RareCharacter(c) => write!(
+                f,
+                "would produce U+{:04X}, a character seldom found in running text",
+                u32::from(c)
+            ),
+            Evidence::StrayMark(c) => write!(
+                f,
+                "would produce the combining mark U+{:04X} with no letter to attach to",
+                u32::from(c)
+            ),
+            Evidence::CapitalsContext => write!(
+                f,
+                "continues a word in capitals, where correct text looks the same"
+            ),
+            Evidence::ScriptBesideLatin(script) => {
+                write!(f, "a lone {script:?} letter touching Latin letters")
+            }
+            Evidence::NothingAgainst => write!(f, "repairs to ordinary text"),
+        }
+    }
+}
+
+/// Windows-1252 symbols that no correct text places directly after a letter.
+const SYMBOLS_NEVER_AFTER_LETTERS: [char; 9] = ['€', '‚', '„', '†', '‡', '‰', 'ˆ', '˜', '‹'];
+
+/// The evidence inside one garbled sequence, from its characters alone.
+fn marker_in(garbled: &str) -> Option<Evidence> {
+    let mut chars = garbled.chars();
+    let lead = chars.next()?;
+    for next in chars {
+        if ('\u{80}'..='\u{9f}').contains(&next) {
+            return Some(Evidence::C1Control(next));
+        }
+        if SYMBOLS_NEVER_AFTER_LETTERS.contains(&next) {
+            return Some(Evidence::SymbolAfterLetter(next));
+        }
+        let mismatch = (lead.is_uppercase() && next.is_lowercase())
+            || (lead.is_lowercase() && next.is_uppercase());
+        if mismatch {
+            return Some(Evidence::CaseMismatch(lead, next));
+        }
+    }
+    None
+}
+
+/// A run as the rule sees it: the text it lies in, its sequences, and its neighbours.
+pub struct RunView<'a> {
+    /// The text the run lies in.
+    pub text: &'a [u8],
+    /// Each sequence of the run: where it starts in `text`, and the match found there.
+    pub sequences: &'a [(usize, DoubleEncodedMatch)],
+    /// The character before the run, if any (and if it is valid UTF-8).
+    pub before: Option<char>,
+    /// The character after the run, if any.
+    pub after: Option<char>,
+}
+
+impl RunView<'_> {
+    /// The garbled text of each sequence (valid UTF-8: the matcher accepts nothing else).
+    fn garbled(&self) -> impl Iterator<Item = &str> + '_ {
+        self.sequences
+            .iter()
+            .map(|&(at, m)| std::str::from_utf8(&self.text[at..at + m.len]).unwrap_or(""))
+    }
+
+    fn repaired(&self) -> impl Iterator<Item = char> + '_ {
+        self.sequences.iter().map(|(_, m)| m.original)
+    }
+}
+
+/// Judges one run.
+pub fn judge(run: &RunView<'_>) -> Verdict {
+    if let Some(c) = run.repaired().find(|&c| class_of(c) == CharClass::Never) {
+        return Verdict::Rejected(Evidence::ImpossibleCharacter(c));
+    }
+    if let Some(evidence) = run.garbled().find_map(marker_in) {
+        return Verdict::Certain(evidence);
+    }
+    if let Some(c) = run.repaired().find(|&c| class_of(c) == CharClass::Rare) {
+        return Verdict::Rejected(Evidence::RareCharacter(c));
+    }
+    if run.sequences.len() >= 2 {
+        return Verdict::Certain(Evidence::Word(run.sequences.len()));
+    }
+    let Some(repaired) = run.repaired().next() else {
+        return Verdict::Rejected(Evidence::NothingAgainst);
+    };
+    let before_is_letter = run.before.is_some_and(|c| script_of(c).is_some());
+    if class_of(repaired) == CharClass::Mark && !before_is_letter {
+        return Verdict::Rejected(Evidence::StrayMark(repaired));
+    }
+    let lead = run.garbled().next().and_then(|s| s.chars().next());
+    let before_is_capital = run
+        .before
+        .is_some_and(|c| c.is_uppercase() && script_of(c).is_some());
+    if lead.is_some_and(char::is_uppercase) && before_is_capital {
+        return Verdict::Ambiguous(Evidence::CapitalsContext);
+    }
+    if let Some(script) = script_of(repaired).filter(|&s| s != Script::Latin) {
+        let latin = |c: Option<char>| c.and_then(script_of) == Some(Script::Latin);
+        if latin(run.before) || latin(run.after) {
+            return Verdict::Ambiguous(Evidence::ScriptBesideLatin(script));
+        }
+    }
+    Verdict::Certain(Evidence::NothingAgainst)
+}
+
+/// The characters just outside `span` of `text`, for [`RunView::before`] and `after`.
+pub fn neighbours(text: &[u8], start: usize, end: usize) -> (Option<char>, Option<char>) {
+    let before = decode_last_char(&text[..start]);
+    let after = decode_char(&text[end..]).map(|(c, _)| c);
+    (before, after)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::codepage::Readings;
+    use super::super::matcher::match_at;
+    use super::*;
+
+    fn verdict_in(before: &str, garbled: &str, after: &str) -> Verdict {
+        let readings = Readings::western();
+        let text = format!("{before}{garbled}{after}");
+        let bytes = text.as_bytes();
+        let mut sequences = Vec::new();
+        let mut at = before.len();
+        while at < before.len() + garbled.len() {
+            let found = match_at(&readings, bytes, at).expect("a match");
+            sequences.push((at, found));
+            at += found.len;
+        }
+        let (b, a) = neighbours(bytes, before.len(), at);
+        judge(&RunView {
+            text: bytes,
+            sequences: &sequences,
+            before: b,
+            after: a,
+        })
+    }
+
+    fn is_certain(v: Verdict) -> bool {
+        matches!(v, Verdict::Certain(_))
+    }
+
+    #[test]
+    fn the_issues_look_alikes_are_not_certain() {
+        // Correct text that the byte pattern matches.
+        assert!(matches!(verdict_in("CAF", "É®", ""), Verdict::Rejected(_)));
+        assert!(matches!(verdict_in("»", "ß«", ""), Verdict::Rejected(_)));
+        assert!(matches!(
+            verdict_in("DÉCONSEILL", "É\u{a0}", ";"),
+            Verdict::Rejected(_)
+        ));
+        assert!(matches!(
+            verdict_in("MISUT", "Â\u{a0}", "AJIKKO"),
+            Verdict::Ambiguous(Evidence::CapitalsContext)
+        ));
+        assert!(matches!(
+            verdict_in("« caf", "é\u{a0}»", ""),
+            Verdict::Ambiguous(Evidence::ScriptBesideLatin(Script::Cjk))
+        ));
+    }
+
+    #[test]
+    fn garbled_text_is_certain() {
+        assert!(is_certain(verdict_in("caf", "Ã©", " au lait")));
+        assert!(is_certain(verdict_in("don", "â€™", "t")));
+        assert!(is_certain(verdict_in("10", "Â\u{a0}", "km")));
+        assert!(is_certain(verdict_in("F", "Ãœ", "R")));
+        assert!(is_certain(verdict_in("CAF", "Ã‰", "")));
+        assert!(is_certain(verdict_in(" ", "Ð¿Ñ€Ð¸Ð²ÐµÑ‚", " ")));
+        assert!(is_certain(verdict_in("", "ðŸ˜€", "")));
+        assert!(is_certain(verdict_in("Caf", "Ã\u{a9}", "")));
+        assert!(is_certain(verdict_in("s", "Ã\u{83}", "o")));
+    }
+
+    #[test]
+    fn impossible_results_are_rejected_even_with_markers() {
+        // Â + C1 control repairs to a C1 control.
+        assert!(matches!(
+            verdict_in("", "Â\u{85}", ""),
+            Verdict::Rejected(Evidence::ImpossibleCharacter(_))
+        ));
+    }
+}

@@ -1,0 +1,324 @@
+//! The scan loop: finds runs of double-encoded sequences in a buffer, peels their layers,
+//! judges them, decides which to repair, and pushes each run into a [`Sink`].
+//!
+//! Like ripgrep's searcher, the scanner collects nothing itself: counting, repairing, auditing
+//! and explaining are sinks, so that one loop serves all of them and they can never disagree
+//! about what was found. Runs reach the sink in input order, each exactly once, repaired or not.
+//!
+//! A *run* is a stretch of sequences with nothing between them. Runs, not single sequences,
+//! are the unit of judgement and of repair, because layers only show at that level: `ÃƒÂ©`
+//! is two sequences (`Ãƒ` → `Ã`, `Â©` → `©`) whose repair, `Ã©`, is itself one sequence (→ `é`).
+
+use std::collections::VecDeque;
+use std::ops::Range;
+
+use super::codepage::{ReadingMask, Readings};
+use super::matcher::{DoubleEncodedMatch, Prefilter, decode_char, decode_last_char, match_at};
+use super::plausibility::{CONTEXT_WINDOW, RunView, Strictness, Verdict, judge, neighbours};
+
+/// One character a run repairs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepairedChar {
+    /// Where its garbled form lies in the scanned buffer.
+    pub span: Range<usize>,
+    /// The character the writer meant.
+    pub original: char,
+    /// The code pages that explain every layer of its garbling.
+    pub mask: ReadingMask,
+    /// How many layers of double encoding were removed to reach it (1 for double-encoded,
+    /// 2 for triple-encoded, ...).
+    pub layers: u8,
+}
+
+/// A run of adjacent double-encoded sequences, and what was decided about it.
+#[derive(Debug)]
+pub struct Run<'a> {
+    /// Where the run lies in the scanned buffer.
+    pub span: Range<usize>,
+    /// What it repairs to, in order; their spans tile `span`. For a run that is not repaired,
+    /// what the byte pattern alone would have made of it.
+    pub chars: &'a [RepairedChar],
+    /// The plausibility rule's verdict on the outer layer.
+    pub verdict: Verdict,
+    /// Whether the run is repaired, after strictness and context.
+    pub repaired: bool,
+}
+
+impl Run<'_> {
+    /// Appends the repaired text to `out`.
+    pub fn write_replacement(&self, out: &mut Vec<u8>) {
+        let mut utf8 = [0u8; 4];
+        for c in self.chars {
+            out.extend_from_slice(c.original.encode_utf8(&mut utf8).as_bytes());
+        }
+    }
+}
+
+/// Receives what a [`Scanner`] finds, in input order.
+pub trait Sink {
+    type Error;
+
+    /// One run, repaired or left alone.
+    fn run(&mut self, input: &[u8], run: &Run<'_>) -> Result<(), Self::Error>;
+
+    /// The end of the buffer: every run in it has been reported.
+    fn end(&mut self, _input: &[u8]) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// A sink borrowed mutably is a sink, so one can be lent to a scan and used again after.
+impl<S: Sink> Sink for &mut S {
+    type Error = S::Error;
+
+    fn run(&mut self, input: &[u8], run: &Run<'_>) -> Result<(), S::Error> {
+        (**self).run(input, run)
+    }
+
+    fn end(&mut self, input: &[u8]) -> Result<(), S::Error> {
+        (**self).end(input)
+    }
+}
+
+/// Finds and judges double encoding under a fixed set of readings and a strictness.
+#[derive(Clone, Debug)]
+pub struct Scanner {
+    readings: Readings,
+    prefilter: Prefilter,
+    strictness: Strictness,
+}
+
+/// A run held back until the text after it settles whether it is repaired.
+struct Pending {
+    span: Range<usize>,
+    chars: Vec<RepairedChar>,
+    verdict: Verdict,
+    decision: Option<bool>,
+}
+
+impl Scanner {
+    pub fn new(readings: Readings, strictness: Strictness) -> Scanner {
+        let prefilter = Prefilter::new(&readings);
+        Scanner {
+            readings,
+            prefilter,
+            strictness,
+        }
+    }
+
+    pub fn readings(&self) -> &Readings {
+        &self.readings
+    }
+
+    pub fn strictness(&self) -> Strictness {
+        self.strictness
+    }
+
+    /// Scans `input` and reports every run to `sink`, then calls [`Sink::end`].
+    ///
+    /// The buffer is judged on its own: context never reaches across its ends, so callers that
+    /// feed a file in pieces cut it after a newline wherever they can.
+    pub fn scan<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
+        let mut sequences = Vec::new();
+        let mut chars = Vec::new();
+        let mut scratch = Vec::new();
+        let mut held: VecDeque<Pending> = VecDeque::new();
+        let mut last_certain_end: Option<usize> = None;
+        let mut from = 0;
+        while let Some(span) = self.next_run(input, from, &mut sequences) {
+            from = span.end;
+            let (before, after) = neighbours(input, span.start, span.end);
+            let verdict = self.resolve(input, &sequences, (before, after), &mut chars, &mut scratch);
+
+            release(&mut held, input, span.start, sink)?;
+            let decision = match (self.strictness, verdict) {
+                (Strictness::Pattern, _) => Some(true),
+                (_, Verdict::Certain(_)) => Some(true),
+                (_, Verdict::Rejected(_)) => Some(false),
+                (Strictness::Lenient, Verdict::Ambiguous(_)) => Some(true),
+                (Strictness::Strict, Verdict::Ambiguous(_)) => Some(false),
+                (Strictness::Balanced, Verdict::Ambiguous(_)) => {
+                    last_certain_end.filter(|&end| near(input, end, span.start)).map(|_| true)
+                }
+            };
+            if let Verdict::Certain(_) = verdict {
+                for pending in held.iter_mut().filter(|p| p.decision.is_none()) {
+                    if near(input, pending.span.end, span.start) {
+                        pending.decision = Some(true);
+                    }
+                }
+                last_certain_end = Some(span.end);
+            }
+            match decision {
+                Some(repaired) if held.is_empty() => {
+                    let run = Run { span, chars: &chars, verdict, repaired };
+                    sink.run(input, &run)?;
+                }
+                _ => held.push_back(Pending { span, chars: chars.clone(), verdict, decision }),
+            }
+            release(&mut held, input, from, sink)?;
+        }
+        release(&mut held, input, usize::MAX, sink)?;
+        sink.end(input)
+    }
+
+    /// Finds the next run at or after `from`, leaving its sequences in `sequences`.
+    fn next_run(
+        &self,
+        input: &[u8],
+        mut from: usize,
+        sequences: &mut Vec<(usize, DoubleEncodedMatch)>,
+    ) -> Option<Range<usize>> {
+        sequences.clear();
+        loop {
+            let start = self.prefilter.find(input, from)?;
+            let Some(first) = match_at(&self.readings, input, start) else {
+                from = start + 1;
+                continue;
+            };
+            let mut end = start + first.len;
+            sequences.push((start, first));
+            while let Some(next) = match_at(&self.readings, input, end) {
+                sequences.push((end, next));
+                end += next.len;
+            }
+            return Some(start..end);
+        }
+    }
+
+    /// Judges the run whose sequences are `sequences`, and fills `chars` with what it repairs
+    /// to: one layer when the rule rejects it, every layer the rule accepts otherwise.
+    fn resolve(
+        &self,
+        input: &[u8],
+        sequences: &[(usize, DoubleEncodedMatch)],
+        (before, after): (Option<char>, Option<char>),
+        chars: &mut Vec<RepairedChar>,
+        scratch: &mut Vec<u8>,
+    ) -> Verdict {
+        chars.clear();
+        chars.extend(sequences.iter().map(|&(at, found)| RepairedChar {
+            span: at..at + found.len,
+            original: found.original,
+            mask: found.mask,
+            layers: 1,
+        }));
+        let verdict = judge(&RunView {
+            text: input,
+            sequences,
+            before,
+            after,
+        });
+        if !matches!(verdict, Verdict::Rejected(_)) || self.strictness == Strictness::Pattern {
+            while chars.len() > 1 && self.peel_layer(chars, (before, after), scratch) {}
+        }
+        verdict
+    }
+
+    /// Looks for one more layer of double encoding inside the repaired characters of a run,
+    /// and merges what the rule accepts. Returns whether anything changed.
+    fn peel_layer(
+        &self,
+        chars: &mut Vec<RepairedChar>,
+        (outer_before, outer_after): (Option<char>, Option<char>),
+        text: &mut Vec<u8>,
+    ) -> bool {
+        text.clear();
+        let mut starts = Vec::with_capacity(chars.len() + 1);
+        let mut utf8 = [0u8; 4];
+        for c in chars.iter() {
+            starts.push(text.len());
+            text.extend_from_slice(c.original.encode_utf8(&mut utf8).as_bytes());
+        }
+        starts.push(text.len());
+        let char_at = |offset: usize| starts.binary_search(&offset).ok();
+
+        let mut merged: Vec<RepairedChar> = Vec::with_capacity(chars.len());
+        let mut copied = 0; // chars[..copied] are in `merged` already
+        let mut inner = Vec::new();
+        let mut from = 0;
+        let mut changed = false;
+        while let Some(span) = self.next_run(text, from, &mut inner) {
+            from = span.end;
+            let before = match span.start {
+                0 => outer_before,
+                s => decode_last_char(&text[..s]),
+            };
+            let after = match span.end == text.len() {
+                true => outer_after,
+                false => decode_char(&text[span.end..]).map(|(c, _)| c),
+            };
+            let verdict = judge(&RunView {
+                text,
+                sequences: &inner,
+                before,
+                after,
+            });
+            let accept = match verdict {
+                Verdict::Certain(_) => true,
+                Verdict::Ambiguous(_) => {
+                    matches!(self.strictness, Strictness::Pattern | Strictness::Lenient)
+                }
+                Verdict::Rejected(_) => self.strictness == Strictness::Pattern,
+            };
+            if !accept {
+                continue;
+            }
+            for &(at, m) in &inner {
+                let (Some(first), Some(last)) = (char_at(at), char_at(at + m.len)) else {
+                    continue; // cannot happen: matches are made of whole characters
+                };
+                merged.extend(chars[copied..first].iter().cloned());
+                let covered = &chars[first..last];
+                merged.push(RepairedChar {
+                    span: covered[0].span.start..covered[covered.len() - 1].span.end,
+                    original: m.original,
+                    mask: covered.iter().fold(m.mask, |mask, c| mask.and(c.mask)),
+                    layers: 1 + covered.iter().map(|c| c.layers).max().unwrap_or(1),
+                });
+                copied = last;
+                changed = true;
+            }
+        }
+        if changed {
+            merged.extend(chars[copied..].iter().cloned());
+            *chars = merged;
+        }
+        changed
+    }
+}
+
+/// True when a certain run ending or starting at `a` lends evidence to a run at `b`: the same
+/// line, within the context window.
+fn near(input: &[u8], a: usize, b: usize) -> bool {
+    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+    hi - lo <= CONTEXT_WINDOW && memchr::memchr(b'\n', &input[lo..hi]).is_none()
+}
+
+/// Reports held runs from the front of the queue whose fate is settled, given that the scan has
+/// reached `position`: decided runs, and undecided ones no certain run can reach any more.
+fn release<S: Sink>(
+    held: &mut VecDeque<Pending>,
+    input: &[u8],
+    position: usize,
+    sink: &mut S,
+) -> Result<(), S::Error> {
+    while let Some(front) = held.front_mut() {
+        if front.decision.is_none() {
+            let reachable = position != usize::MAX && near(input, front.span.end, position);
+            if reachable {
+                break;
+            }
+            front.decision = Some(false);
+        }
+        let Some(pending) = held.pop_front() else { break };
+        let run = Run {
+            span: pending.span,
+            chars: &pending.chars,
+            verdict: pending.verdict,
+            repaired: pending.decision.unwrap_or(false),
+        };
+        sink.run(input, &run)?;
+    }
+    Ok(())
+}
