@@ -44,9 +44,9 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Open { source, .. } | Error::Read { source, .. } | Error::Write { source, .. } => {
-                Some(source)
-            }
+            Error::Open { source, .. }
+            | Error::Read { source, .. }
+            | Error::Write { source, .. } => Some(source),
             Error::Usage(_) => None,
         }
     }

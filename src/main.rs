@@ -15,7 +15,11 @@ use undouble::mojibake::{Counts, Readings, Scanner, Strictness, codepage, explai
 use undouble::report;
 
 #[derive(Parser)]
-#[command(name = "undouble", version, about = "Find, count and repair double-encoded UTF-8")]
+#[command(
+    name = "undouble",
+    version,
+    about = "Find, count and repair double-encoded UTF-8"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -179,7 +183,9 @@ fn fix(
     if in_place {
         for input in &inputs {
             let Input::File(path) = input else {
-                outcome.error(&Error::Usage("--in-place needs files, not standard input".into()));
+                outcome.error(&Error::Usage(
+                    "--in-place needs files, not standard input".into(),
+                ));
                 continue;
             };
             let name = path.display().to_string();

@@ -55,10 +55,11 @@ static BLOCKS: &[(u32, u32, CharClass)] = &[
     (0x00F8, 0x024F, Letter(Latin)),          // Latin-1 letters, Latin Extended-A and -B
     (0x0250, 0x02FF, Rare),                   // IPA extensions, spacing modifier letters
     (0x0300, 0x036F, Mark),                   // combining diacritical marks
-    (0x0370, 0x03FF, Letter(Greek)),          //
+    (0x0370, 0x03E1, Letter(Greek)),          //
+    (0x03E2, 0x03FF, Rare),                   // Coptic in Greek, archaic letters
     (0x0400, 0x052F, Letter(Cyrillic)),       // Cyrillic and its supplement
     (0x0531, 0x058F, Letter(Armenian)),       //
-    (0x0591, 0x05C7, Mark),                   // Hebrew points
+    (0x0591, 0x05C7, Letter(Hebrew)),         // Hebrew points: judged with Hebrew letters
     (0x05D0, 0x05F4, Letter(Hebrew)),         //
     (0x0600, 0x06FF, Letter(Arabic)),         //
     (0x0750, 0x077F, Letter(Arabic)),         // Arabic supplement
@@ -160,7 +161,12 @@ mod tests {
     fn blocks_are_sorted_and_disjoint() {
         for pair in BLOCKS.windows(2) {
             assert!(pair[0].0 <= pair[0].1, "{:x?}", pair[0]);
-            assert!(pair[0].1 < pair[1].0, "{:x?} overlaps {:x?}", pair[0], pair[1]);
+            assert!(
+                pair[0].1 < pair[1].0,
+                "{:x?} overlaps {:x?}",
+                pair[0],
+                pair[1]
+            );
         }
     }
 

@@ -23,7 +23,9 @@ pub struct CodePage {
 
 impl fmt::Debug for CodePage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CodePage").field("name", &self.name).finish()
+        f.debug_struct("CodePage")
+            .field("name", &self.name)
+            .finish()
     }
 }
 
@@ -36,6 +38,22 @@ impl CodePage {
             self.high[usize::from(byte - 0x80)]
         }
     }
+}
+
+/// What a program that reads `bytes` through `page_for` (a code page chosen per byte, so that
+/// mixed readings can be made too) and writes the result back as UTF-8 produces: one layer of
+/// double encoding. `None` when some byte is undefined in the page chosen for it.
+///
+/// ```
+/// use undouble::mojibake::codepage::{garble, WINDOWS_1252};
+/// assert_eq!(garble("don’t".as_bytes(), |_| &WINDOWS_1252).as_deref(), Some("donâ€™t"));
+/// ```
+pub fn garble<'p>(bytes: &[u8], mut page_for: impl FnMut(u8) -> &'p CodePage) -> Option<String> {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &byte in bytes {
+        out.push(page_for(byte).decode(byte)?);
+    }
+    Some(out)
 }
 
 /// Bytes `0x80..=0xFF` decoding to U+0080..U+00FF: the ISO-8859-1 table, and the start of every
@@ -173,7 +191,9 @@ impl Readings {
         for (bit, page) in pages.iter().enumerate() {
             let mask = ReadingMask(1 << bit);
             for byte in 0x80..=0xFFu8 {
-                let Some(ch) = page.decode(byte) else { continue };
+                let Some(ch) = page.decode(byte) else {
+                    continue;
+                };
                 let known = match u32::from(ch) {
                     cp if cp < 0x100 => low[cp as usize].as_mut(),
                     _ => high.iter_mut().find(|(c, _)| *c == ch).map(|(_, o)| o),
@@ -307,6 +327,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn garble_reads_every_byte_through_the_chosen_page() {
+        assert_eq!(garble("é".as_bytes(), |_| &LATIN1).as_deref(), Some("Ã©"));
+        assert_eq!(
+            garble("’".as_bytes(), |_| &LATIN1).as_deref(),
+            Some("â\u{80}\u{99}")
+        );
+        let mixed = garble("’".as_bytes(), |b| {
+            if b == 0x99 { &LATIN1 } else { &WINDOWS_1252 }
+        });
+        assert_eq!(mixed.as_deref(), Some("â€\u{99}"));
+    }
+
+    #[test]
     fn latin1_is_the_identity() {
         for byte in 0x80..=0xFFu8 {
             assert_eq!(LATIN1.decode(byte), Some(char::from(byte)));
@@ -318,7 +351,8 @@ mod tests {
     fn windows_1252_agrees_with_encoding_rs() {
         for byte in 0x80..=0xFFu8 {
             let input = [byte];
-            let (decoded, had_errors) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&input);
+            let (decoded, had_errors) =
+                encoding_rs::WINDOWS_1252.decode_without_bom_handling(&input);
             assert!(!had_errors);
             let expected = decoded.chars().next();
             assert_eq!(WINDOWS_1252.decode(byte), expected, "byte {byte:#04x}");
@@ -331,7 +365,9 @@ mod tests {
         assert_eq!(readings.lead_first_bytes(), &[0xC3]);
         for page in ALL {
             for byte in 0x80..=0xFFu8 {
-                let Some(ch) = page.decode(byte) else { continue };
+                let Some(ch) = page.decode(byte) else {
+                    continue;
+                };
                 let origin = readings.origin(ch).expect("indexed");
                 assert_eq!(origin.byte, byte);
             }
@@ -340,8 +376,14 @@ mod tests {
         let both = ReadingMask(0b11);
         assert_eq!(readings.origin('é').map(|o| o.mask), Some(both));
         assert_eq!(readings.origin('\u{81}').map(|o| o.mask), Some(both));
-        assert_eq!(readings.origin('\u{80}').map(|o| o.mask), Some(ReadingMask(0b01)));
-        assert_eq!(readings.origin('€').map(|o| o.mask), Some(ReadingMask(0b10)));
+        assert_eq!(
+            readings.origin('\u{80}').map(|o| o.mask),
+            Some(ReadingMask(0b01))
+        );
+        assert_eq!(
+            readings.origin('€').map(|o| o.mask),
+            Some(ReadingMask(0b10))
+        );
         assert_eq!(readings.origin('ā'), None);
         assert_eq!(readings.reading_name(both), "either");
         assert_eq!(readings.reading_name(ReadingMask(0b10)), "cp1252");

@@ -109,7 +109,10 @@ impl Counts {
     }
 }
 
-fn merge_sequences(into: &mut HashMap<Vec<u8>, SequenceCount>, from: HashMap<Vec<u8>, SequenceCount>) {
+fn merge_sequences(
+    into: &mut HashMap<Vec<u8>, SequenceCount>,
+    from: HashMap<Vec<u8>, SequenceCount>,
+) {
     for (garbled, seq) in from {
         match into.get_mut(&garbled) {
             Some(existing) => {
@@ -124,7 +127,8 @@ fn merge_sequences(into: &mut HashMap<Vec<u8>, SequenceCount>, from: HashMap<Vec
 }
 
 fn top(map: &HashMap<Vec<u8>, SequenceCount>, limit: usize) -> Vec<(&[u8], &SequenceCount)> {
-    let mut all: Vec<(&[u8], &SequenceCount)> = map.iter().map(|(k, v)| (k.as_slice(), v)).collect();
+    let mut all: Vec<(&[u8], &SequenceCount)> =
+        map.iter().map(|(k, v)| (k.as_slice(), v)).collect();
     all.sort_by(|a, b| b.1.count.cmp(&a.1.count).then_with(|| a.0.cmp(b.0)));
     all.truncate(limit);
     all

@@ -5,8 +5,8 @@
 use std::fmt::{self, Write as _};
 
 use super::repair::repair;
-use crate::report::hex;
 use super::scanner::{Run, Scanner, Sink};
+use crate::report::hex;
 
 /// One run as `explain` shows it.
 #[derive(Clone, Debug)]
@@ -47,7 +47,12 @@ impl Sink for Collect<'_> {
                 .iter()
                 .map(|c| {
                     let reading = readings.reading_name(c.mask).to_string();
-                    (input[c.span.clone()].to_vec(), c.original, reading, c.layers)
+                    (
+                        input[c.span.clone()].to_vec(),
+                        c.original,
+                        reading,
+                        c.layers,
+                    )
                 })
                 .collect(),
         });
@@ -82,7 +87,11 @@ impl Explanation {
 
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "input:  {}", String::from_utf8_lossy(&self.input).escape_debug())?;
+        writeln!(
+            f,
+            "input:  {}",
+            String::from_utf8_lossy(&self.input).escape_debug()
+        )?;
         writeln!(f, "bytes:  {}", hex(&self.input, " "))?;
         if self.runs.is_empty() {
             writeln!(f, "no double-encoded sequence found")?;
@@ -96,7 +105,11 @@ impl fmt::Display for Explanation {
                 String::from_utf8_lossy(&run.garbled).escape_debug(),
                 hex(&run.garbled, " "),
                 run.verdict,
-                if run.repaired { "repaired" } else { "left alone" }
+                if run.repaired {
+                    "repaired"
+                } else {
+                    "left alone"
+                }
             );
             writeln!(f, "{line}")?;
             for (garbled, original, reading, layers) in &run.chars {
@@ -115,6 +128,10 @@ impl fmt::Display for Explanation {
                 )?;
             }
         }
-        writeln!(f, "output: {}", String::from_utf8_lossy(&self.output).escape_debug())
+        writeln!(
+            f,
+            "output: {}",
+            String::from_utf8_lossy(&self.output).escape_debug()
+        )
     }
 }

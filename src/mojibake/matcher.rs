@@ -12,6 +12,8 @@
 //! [`Prefilter`] jumps between such bytes with `memchr`, so the matcher only runs where a match
 //! could start: a mostly-ASCII file is scanned at the speed of `memchr`.
 
+use std::ops::Range;
+
 use super::codepage::{ReadingMask, Readings, is_lead_byte};
 
 /// One double-encoded character: where its garbled form ends and what it stands for.
@@ -23,6 +25,20 @@ pub struct DoubleEncodedMatch {
     pub original: char,
     /// The code pages under which every garbled character maps back to its byte.
     pub mask: ReadingMask,
+}
+
+/// One character a run repairs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepairedChar {
+    /// Where its garbled form lies in the scanned buffer.
+    pub span: Range<usize>,
+    /// The character the writer meant.
+    pub original: char,
+    /// The code pages that explain every layer of its garbling.
+    pub mask: ReadingMask,
+    /// How many layers of double encoding were removed to reach it (1 for double-encoded,
+    /// 2 for triple-encoded, ...).
+    pub layers: u8,
 }
 
 /// Decodes the UTF-8 character at the start of `bytes`, if there is a valid one.
@@ -163,18 +179,18 @@ mod tests {
     #[test]
     fn ill_formed_originals_are_not_matches() {
         for garbled in [
-            "\u{c0}\u{80}",                   // overlong lead C0
-            "\u{c1}\u{bf}",                   // overlong lead C1
-            "\u{e0}\u{9f}\u{bf}",             // overlong 3-byte
-            "\u{ed}\u{a0}\u{80}",             // surrogate D800
-            "\u{ed}\u{bf}\u{bf}",             // surrogate DFFF
-            "\u{f0}\u{8f}\u{bf}\u{bf}",       // overlong 4-byte
-            "\u{f4}\u{90}\u{80}\u{80}",       // above U+10FFFF
-            "\u{f5}\u{80}\u{80}\u{80}",       // F5 is never a lead
-            "\u{c3}",                         // cut by the end
-            "\u{e2}\u{80}",                   // cut by the end
-            "\u{c3}A",                        // ASCII is no continuation
-            "\u{c3}\u{c3}",                   // a lead is no continuation
+            "\u{c0}\u{80}",             // overlong lead C0
+            "\u{c1}\u{bf}",             // overlong lead C1
+            "\u{e0}\u{9f}\u{bf}",       // overlong 3-byte
+            "\u{ed}\u{a0}\u{80}",       // surrogate D800
+            "\u{ed}\u{bf}\u{bf}",       // surrogate DFFF
+            "\u{f0}\u{8f}\u{bf}\u{bf}", // overlong 4-byte
+            "\u{f4}\u{90}\u{80}\u{80}", // above U+10FFFF
+            "\u{f5}\u{80}\u{80}\u{80}", // F5 is never a lead
+            "\u{c3}",                   // cut by the end
+            "\u{e2}\u{80}",             // cut by the end
+            "\u{c3}A",                  // ASCII is no continuation
+            "\u{c3}\u{c3}",             // a lead is no continuation
         ] {
             assert_eq!(one(garbled.as_bytes()), None, "{garbled:?}");
         }

@@ -17,9 +17,9 @@ pub mod plausibility;
 pub mod repair;
 pub mod scanner;
 
-pub use counts::Counts;
 pub use codepage::{CodePage, ReadingMask, Readings};
-pub use matcher::DoubleEncodedMatch;
-pub use repair::{RepairWriter, repair};
+pub use counts::Counts;
+pub use matcher::{DoubleEncodedMatch, RepairedChar};
 pub use plausibility::{Evidence, Strictness, Verdict};
-pub use scanner::{RepairedChar, Run, Scanner, Sink};
+pub use repair::{RepairWriter, repair};
+pub use scanner::{Run, Scanner, Sink};

