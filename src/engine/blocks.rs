@@ -6,7 +6,7 @@
 //! (a very long line) is cut just before its last byte that [`Readings::is_cut_safe`] allows:
 //! ASCII, or a lead byte that only ever starts a sequence. Memory stays at about two blocks
 //! whatever the input's size or line length; results depend only on the input and
-//! [`BLOCK_SIZE`], never on how the reader happens to split its reads.
+//! [`BLOCK_SIZE`], never on whether it is memory-mapped or read, nor on how reads split it.
 
 use std::io::{self, Read};
 
@@ -15,9 +15,44 @@ use crate::mojibake::Readings;
 /// Target size of one block.
 pub const BLOCK_SIZE: usize = 8 << 20;
 
-/// Reads `reader` to the end and calls `each` with every block and its offset in the input.
-/// A read error is returned with the offset reached.
-pub fn for_each_block<R: Read, E>(
+/// Length of the next block taken from the front of `rest`, the unread part of the input;
+/// `complete` says whether `rest` holds everything that is left. A block is at most
+/// `block_size` bytes, so the same input is cut the same way whether it arrives as a slice or
+/// in reads of any size.
+pub fn next_block_len(
+    rest: &[u8],
+    complete: bool,
+    block_size: usize,
+    readings: &Readings,
+) -> usize {
+    if complete && rest.len() <= block_size {
+        rest.len()
+    } else {
+        cut_point(&rest[..block_size.min(rest.len())], readings)
+    }
+}
+
+/// Calls `each` with every block of `input` and its offset.
+pub fn for_each_block_in<E>(
+    input: &[u8],
+    readings: &Readings,
+    block_size: usize,
+    mut each: impl FnMut(&[u8], u64) -> Result<(), E>,
+) -> Result<(), E> {
+    let block_size = block_size.max(1);
+    let mut at = 0;
+    while at < input.len() {
+        let len = next_block_len(&input[at..], true, block_size, readings);
+        each(&input[at..at + len], at as u64)?;
+        at += len;
+    }
+    Ok(())
+}
+
+/// Reads `reader` to the end and calls `each` with every block and its offset in the input,
+/// cut exactly as [`for_each_block_in`] cuts the same bytes. A read error is returned with the
+/// offset reached.
+pub fn for_each_block_read<R: Read, E>(
     mut reader: R,
     readings: &Readings,
     block_size: usize,
@@ -29,7 +64,8 @@ pub fn for_each_block<R: Read, E>(
     let mut base = 0u64;
     let mut eof = false;
     loop {
-        while !eof && buffer.len() < block_size {
+        // One byte more than a block tells whether the block is the last.
+        while !eof && buffer.len() <= block_size {
             let filled = buffer.len();
             buffer.resize(filled + block_size, 0);
             match reader.read(&mut buffer[filled..]) {
@@ -45,26 +81,22 @@ pub fn for_each_block<R: Read, E>(
         if buffer.is_empty() {
             return Ok(());
         }
-        let cut = if eof {
-            buffer.len()
-        } else {
-            cut_point(&buffer, readings)
-        };
-        each(&buffer[..cut], base)?;
-        base += cut as u64;
-        buffer.drain(..cut);
+        let len = next_block_len(&buffer, eof, block_size, readings);
+        each(&buffer[..len], base)?;
+        base += len as u64;
+        buffer.drain(..len);
     }
 }
 
-/// Where to end a block taken from the start of `buffer`.
-pub fn cut_point(buffer: &[u8], readings: &Readings) -> usize {
-    if let Some(newline) = memchr::memrchr(b'\n', buffer) {
+/// Where to end a block taken from the start of `window`.
+fn cut_point(window: &[u8], readings: &Readings) -> usize {
+    if let Some(newline) = memchr::memrchr(b'\n', window) {
         return newline + 1;
     }
-    match buffer.iter().rposition(|&b| readings.is_cut_safe(b)) {
+    match window.iter().rposition(|&b| readings.is_cut_safe(b)) {
         Some(at) if at > 0 => at,
         // Nothing can start a sequence here: any cut will do.
-        _ => buffer.len(),
+        _ => window.len(),
     }
 }
 
@@ -72,21 +104,30 @@ pub fn cut_point(buffer: &[u8], readings: &Readings) -> usize {
 mod tests {
     use super::*;
 
+    /// The blocks of `input`, checking that a slice and a reader (fed in odd-sized reads)
+    /// are cut the same way.
     fn blocks(input: &[u8], size: usize) -> Vec<Vec<u8>> {
         let readings = Readings::western();
-        let mut out = Vec::new();
-        let result: Result<(), io::Error> = for_each_block(
-            input,
+        let mut from_slice = Vec::new();
+        let sliced: Result<(), io::Error> = for_each_block_in(input, &readings, size, |b, at| {
+            from_slice.push((b.to_vec(), at));
+            Ok(())
+        });
+        assert!(sliced.is_ok());
+        let mut from_reader = Vec::new();
+        let read: Result<(), io::Error> = for_each_block_read(
+            io::BufReader::with_capacity(3, input),
             &readings,
             size,
-            |block, _| {
-                out.push(block.to_vec());
+            |b, at| {
+                from_reader.push((b.to_vec(), at));
                 Ok(())
             },
             |_, e| e,
         );
-        assert!(result.is_ok());
-        out
+        assert!(read.is_ok());
+        assert_eq!(from_slice, from_reader);
+        from_slice.into_iter().map(|(b, _)| b).collect()
     }
 
     #[test]

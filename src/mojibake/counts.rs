@@ -134,13 +134,20 @@ fn top(map: &HashMap<Vec<u8>, SequenceCount>, limit: usize) -> Vec<(&[u8], &Sequ
     all
 }
 
-/// Counts the bytes `>= 0xC0`: one per non-ASCII character in well-formed UTF-8. Written as a
-/// plain loop over bytes so that the compiler vectorises it.
+/// Counts the bytes `>= 0xC0`: one per non-ASCII character in well-formed UTF-8. Eight bytes
+/// at a time: a byte is `>= 0xC0` when its two top bits are set, and `w & (w << 1)` brings bit 6
+/// of every byte onto its bit 7.
 fn count_lead_bytes(buffer: &[u8]) -> u64 {
-    buffer
-        .chunks(1 << 16)
-        .map(|chunk| chunk.iter().filter(|&&b| b >= 0xC0).count() as u64)
-        .sum()
+    const TOP_BITS: u64 = 0x8080_8080_8080_8080;
+    let (words, tail) = buffer.as_chunks::<8>();
+    let in_words: u64 = words
+        .iter()
+        .map(|w| {
+            let w = u64::from_ne_bytes(*w);
+            u64::from((w & (w << 1) & TOP_BITS).count_ones())
+        })
+        .sum();
+    in_words + tail.iter().filter(|&&b| b >= 0xC0).count() as u64
 }
 
 /// The sink that fills a [`Counts`]; `base` is the offset of the scanned buffer in the input.
@@ -185,5 +192,21 @@ impl Sink for CountingSink<'_> {
             record(&mut self.counts.sequences, garbled, seq);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lead_bytes_are_counted_like_a_plain_loop() {
+        let mut bytes: Vec<u8> = (0..=255u8).collect();
+        bytes.extend("é日😀 aÃ©".as_bytes());
+        for start in 0..9 {
+            let slice = &bytes[start..];
+            let plain = slice.iter().filter(|&&b| b >= 0xC0).count() as u64;
+            assert_eq!(count_lead_bytes(slice), plain);
+        }
     }
 }
