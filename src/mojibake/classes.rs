@@ -59,7 +59,8 @@ static BLOCKS: &[(u32, u32, CharClass)] = &[
     (0x03E2, 0x03FF, Rare),                   // Coptic in Greek, archaic letters
     (0x0400, 0x052F, Letter(Cyrillic)),       // Cyrillic and its supplement
     (0x0531, 0x058F, Letter(Armenian)),       //
-    (0x0591, 0x05C7, Letter(Hebrew)),         // Hebrew points: judged with Hebrew letters
+    (0x0591, 0x05AF, Rare),                   // Hebrew cantillation marks
+    (0x05B0, 0x05C7, Letter(Hebrew)),         // Hebrew points: judged with Hebrew letters
     (0x05D0, 0x05F4, Letter(Hebrew)),         //
     (0x0600, 0x06FF, Letter(Arabic)),         //
     (0x0750, 0x077F, Letter(Arabic)),         // Arabic supplement

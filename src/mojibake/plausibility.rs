@@ -30,15 +30,17 @@
 //!      digit) → certain.
 //!
 //! What happens to an ambiguous run is the [`Strictness`]: `balanced` (the default) repairs it
-//! when a certain run stands on the same line within [`CONTEXT_WINDOW`] bytes, because double
-//! encoding damages whole records, not one character in them.
+//! when a certain run stands in the same field within [`CONTEXT_WINDOW`] bytes, because double
+//! encoding damages whole values, not one character in them. A field is the stretch of a line
+//! between tabs and ASCII quotes: one value of a dump, a CSV or a JSON document, one sentence
+//! or paragraph of prose up to its next quotation.
 
 use std::fmt;
 
 use super::classes::{CharClass, Script, class_of, script_of};
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char};
 
-/// How far, in bytes along the same line, a certain run lends its evidence to an ambiguous one.
+/// How far, in bytes within the same field, a certain run lends its evidence to an ambiguous one.
 pub const CONTEXT_WINDOW: usize = 4096;
 
 /// How much evidence a run needs before it is repaired.
@@ -49,7 +51,7 @@ pub enum Strictness {
     Pattern,
     /// Certain and ambiguous runs; never those the rule rejects.
     Lenient,
-    /// Certain runs, and ambiguous runs with a certain run nearby on the same line.
+    /// Certain runs, and ambiguous runs with a certain run nearby in the same field.
     #[default]
     Balanced,
     /// Certain runs only.
@@ -97,6 +99,8 @@ pub enum Evidence {
     RareCharacter(char),
     StrayMark(char),
     SymbolInsideWord,
+    Apostrophe,
+    PunctuationPileUp,
     CapitalsContext,
     LoneLetter(Script),
     ScriptBesideLatin(Script),
@@ -146,6 +150,13 @@ impl fmt::Display for Evidence {
                     "a symbol glued between two letters, as correct text never has"
                 )
             }
+            Evidence::Apostrophe => {
+                write!(f, "a letter and an apostrophe, as correct text often has")
+            }
+            Evidence::PunctuationPileUp => write!(
+                f,
+                "a small letter followed by a pile of punctuation with no space, as correct text never has"
+            ),
             Evidence::LoneLetter(script) => write!(
                 f,
                 "a single {script:?} letter standing alone, where correct text could look the same"
@@ -164,10 +175,14 @@ impl fmt::Display for Evidence {
 /// Windows-1252 symbols that no correct text places directly after a letter.
 const SYMBOLS_NEVER_AFTER_LETTERS: [char; 9] = ['€', '‚', '„', '†', '‡', '‰', 'ˆ', '˜', '‹'];
 
-/// The evidence inside one garbled sequence, from its characters alone.
-fn marker_in(garbled: &str) -> Option<Evidence> {
+/// The evidence inside one garbled sequence, from its characters and the one before it.
+///
+/// A capital followed by a small letter is a case mismatch only inside a word: at the start of
+/// one it is ordinary title case (Czech `Úžasný`).
+fn marker_in(garbled: &str, before: Option<char>) -> Option<Evidence> {
     let mut chars = garbled.chars();
     let lead = chars.next()?;
+    let inside_word = is_letter(before);
     for next in chars {
         if ('\u{80}'..='\u{9f}').contains(&next) {
             return Some(Evidence::C1Control(next));
@@ -175,7 +190,7 @@ fn marker_in(garbled: &str) -> Option<Evidence> {
         if SYMBOLS_NEVER_AFTER_LETTERS.contains(&next) {
             return Some(Evidence::SymbolAfterLetter(next));
         }
-        let mismatch = (lead.is_uppercase() && next.is_lowercase())
+        let mismatch = (inside_word && lead.is_uppercase() && next.is_lowercase())
             || (lead.is_lowercase() && next.is_uppercase());
         if mismatch {
             return Some(Evidence::CaseMismatch(lead, next));
@@ -215,6 +230,9 @@ impl RunView<'_> {
 /// hyphens, the soft hyphen and the Catalan middle dot.
 const WORD_INTERNAL_PUNCTUATION: [char; 6] = ['\'', '’', 'ʼ', '-', '\u{ad}', '·'];
 
+/// The apostrophes among them.
+const APOSTROPHES: [char; 3] = ['\'', '’', 'ʼ'];
+
 /// True when `c` is a letter (of any script).
 fn is_letter(c: Option<char>) -> bool {
     c.is_some_and(|c| script_of(c).is_some())
@@ -225,8 +243,12 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
     if let Some(c) = run.repaired().find(|&c| class_of(c) == CharClass::Never) {
         return Verdict::Rejected(Evidence::ImpossibleCharacter(c));
     }
-    if let Some(evidence) = run.garbled().find_map(marker_in) {
-        return Verdict::Certain(evidence);
+    let mut before = run.before;
+    for garbled in run.garbled() {
+        if let Some(evidence) = marker_in(garbled, before) {
+            return Verdict::Certain(evidence);
+        }
+        before = garbled.chars().last();
     }
     if let Some(c) = run.repaired().find(|&c| class_of(c) == CharClass::Rare) {
         return Verdict::Rejected(Evidence::RareCharacter(c));
@@ -239,15 +261,23 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
     };
     let mut garbled_chars = garbled.chars();
     let lead = garbled_chars.next().unwrap_or(' ');
-    let symbols_inside = garbled_chars.all(|c| {
-        class_of(c) == CharClass::Symbol && c != '\u{a0}' && !WORD_INTERNAL_PUNCTUATION.contains(&c)
-    });
+    let continuations: Vec<char> = garbled_chars.collect();
+    let visible_symbol = |c: &char| class_of(*c) == CharClass::Symbol && !c.is_whitespace();
+    let symbols_inside = continuations
+        .iter()
+        .all(|c| visible_symbol(c) && !WORD_INTERNAL_PUNCTUATION.contains(c));
     if class_of(repaired) == CharClass::Mark
         && run
             .before
             .is_none_or(|c| c.is_whitespace() || class_of(c) == CharClass::Never)
     {
         return Verdict::Rejected(Evidence::StrayMark(repaired));
+    }
+    // A small letter followed by two or three marks of punctuation with no space among them
+    // (`ì›”`, `â€¦`, `ï»¿`): correct text piles punctuation up after a word only with a space
+    // in between (French `é\u{a0}»`).
+    if lead.is_lowercase() && continuations.len() >= 2 && continuations.iter().all(visible_symbol) {
+        return Verdict::Certain(Evidence::PunctuationPileUp);
     }
     let capital = |c: Option<char>| c.is_some_and(|c| c.is_uppercase() && is_letter(Some(c)));
     let lowercase = |c: Option<char>| c.is_some_and(|c| c.is_lowercase() && is_letter(Some(c)));
@@ -256,8 +286,21 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
     // the repair would break the case of the word.
     let case_breaks = (capital(run.after) && repaired.is_lowercase())
         || (lowercase(run.after) && repaired.is_uppercase());
-    if script_of(lead).is_some() && symbols_inside && is_letter(run.after) && !case_breaks {
+    let fits_latin_text = matches!(
+        class_of(repaired),
+        CharClass::Letter(Script::Latin | Script::Greek) | CharClass::Symbol
+    );
+    if script_of(lead).is_some()
+        && symbols_inside
+        && is_letter(run.after)
+        && !case_breaks
+        && fits_latin_text
+    {
         return Verdict::Certain(Evidence::SymbolInsideWord);
+    }
+    // A letter and an apostrophe is what correct text looks like (Turkish `GÇ’lar`).
+    if continuations.iter().all(|c| APOSTROPHES.contains(c)) {
+        return Verdict::Ambiguous(Evidence::Apostrophe);
     }
     if lead.is_uppercase() && capital(run.before) && !lowercase(run.after) {
         return Verdict::Ambiguous(Evidence::CapitalsContext);

@@ -1,0 +1,182 @@
+//! Property tests of the invariants: repairing double-encoded text gives the original; clean
+//! text is never changed; arbitrary bytes come out identical outside the runs reported repaired.
+
+use proptest::prelude::*;
+use undouble::mojibake::codepage::{CodePage, LATIN1, WINDOWS_1252, garble};
+use undouble::mojibake::{Readings, Run, Scanner, Sink, Strictness, repair};
+
+/// Words of real text in several scripts, lowercase Latin words among them; joined by spaces
+/// and punctuation they make "clean multilingual text".
+const WORDS: &[&str] = &[
+    "café",
+    "naïve",
+    "über",
+    "straße",
+    "façade",
+    "élève",
+    "señor",
+    "ação",
+    "coração",
+    "łódź",
+    "żółć",
+    "příliš",
+    "žluťoučký",
+    "kůň",
+    "ılık",
+    "şimdi",
+    "göç",
+    "việt",
+    "tiếng",
+    "ngày",
+    "москва",
+    "привет",
+    "в",
+    "съешь",
+    "ещё",
+    "αλφάβητο",
+    "ελλάδα",
+    "עברית",
+    "שלום",
+    "مرحبا",
+    "日本語",
+    "東京",
+    "中文",
+    "한국어",
+    "ひらがな",
+    "カタカナ",
+    "😀",
+    "👍🏽",
+    "€5",
+    "don’t",
+    "“quoted”",
+    "—",
+    "…",
+    "naïveté",
+    "crème brûlée",
+    "Zürich",
+    "São",
+    "İstanbul",
+    "Ærø",
+    "Ångström",
+    "12°C",
+    "½",
+    "©2024",
+    "x²",
+    "µm",
+    "Ελλάδα",
+    "ПРИВЕТ",
+    "ÉCOLE",
+    "CAFÉ",
+];
+
+fn clean_text() -> impl Strategy<Value = String> {
+    let separator = prop::sample::select(vec![" ", " ", ", ", ". ", "\n", "\t", " - ", "/"]);
+    prop::collection::vec((prop::sample::select(WORDS), separator), 1..40).prop_map(|parts| {
+        parts
+            .into_iter()
+            .flat_map(|(word, sep)| [word, sep])
+            .collect::<String>()
+    })
+}
+
+/// A reading for one layer: one page throughout, or a page chosen per byte.
+fn page_choice() -> impl Strategy<Value = Vec<bool>> {
+    prop::collection::vec(any::<bool>(), 1..64)
+}
+
+fn garble_with(text: &str, choice: &[bool]) -> String {
+    let mut i = 0;
+    garble(text.as_bytes(), |_| -> &CodePage {
+        i += 1;
+        if choice[i % choice.len()] {
+            &LATIN1
+        } else {
+            &WINDOWS_1252
+        }
+    })
+    .expect("both pages define every byte")
+}
+
+fn scanner(strictness: Strictness) -> Scanner {
+    Scanner::new(Readings::western(), strictness)
+}
+
+/// Records the repaired runs, to rebuild the output from the input independently.
+struct RepairedSpans(Vec<(std::ops::Range<usize>, Vec<u8>)>);
+
+impl Sink for RepairedSpans {
+    type Error = std::convert::Infallible;
+    fn run(&mut self, _input: &[u8], run: &Run<'_>) -> Result<(), Self::Error> {
+        if run.repaired {
+            let mut replacement = Vec::new();
+            run.write_replacement(&mut replacement);
+            self.0.push((run.span.clone(), replacement));
+        }
+        Ok(())
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Clean multilingual text, correctly encoded, is never changed.
+    #[test]
+    fn clean_text_is_unchanged(text in clean_text()) {
+        let repaired = repair(&scanner(Strictness::Balanced), text.as_bytes());
+        prop_assert_eq!(String::from_utf8_lossy(&repaired), text.as_str());
+    }
+
+    /// Double-encoded text, every layer through any mix of the two pages, repairs to the
+    /// original, at any strictness short of `strict`, once the text is long enough to hold
+    /// the evidence (a whole line double-encoded, as a database column is).
+    #[test]
+    fn double_encoded_text_repairs_to_the_original(
+        text in clean_text(),
+        layers in prop::collection::vec(page_choice(), 1..4),
+    ) {
+        let evidence = "Ça coûte 5 € — «déjà» vu. ";
+        let original = format!("{evidence}{}", text.replace('\n', " "));
+        let mut garbled = original.clone();
+        for choice in &layers {
+            garbled = garble_with(&garbled, choice);
+        }
+        for strictness in [Strictness::Balanced, Strictness::Lenient] {
+            let repaired = repair(&scanner(strictness), garbled.as_bytes());
+            prop_assert_eq!(String::from_utf8_lossy(&repaired), original.as_str());
+        }
+    }
+
+    /// Arbitrary bytes: no panic, and the output is the input with exactly the reported runs
+    /// replaced; every other byte (invalid UTF-8, NUL, CR/LF) is kept.
+    #[test]
+    fn arbitrary_bytes_change_only_in_repaired_runs(
+        bytes in prop::collection::vec(
+            prop_oneof![any::<u8>(), Just(0xC3u8), Just(0xC2u8), Just(0x80u8), Just(0xA9u8)],
+            0..400,
+        ),
+        strictness in prop_oneof![
+            Just(Strictness::Pattern),
+            Just(Strictness::Lenient),
+            Just(Strictness::Balanced),
+            Just(Strictness::Strict),
+        ],
+    ) {
+        let scanner = scanner(strictness);
+        let mut spans = RepairedSpans(Vec::new());
+        let Ok(()) = scanner.scan(&bytes, &mut spans);
+        let mut expected = Vec::new();
+        let mut at = 0;
+        for (span, replacement) in &spans.0 {
+            prop_assert!(span.start >= at);
+            expected.extend_from_slice(&bytes[at..span.start]);
+            expected.extend_from_slice(replacement);
+            at = span.end;
+        }
+        expected.extend_from_slice(&bytes[at..]);
+        let repaired = repair(&scanner, &bytes);
+        prop_assert_eq!(repaired.as_ref(), expected.as_slice());
+        if !bytes.contains(&0xC3) {
+            prop_assert_eq!(repaired.as_ref(), bytes.as_slice());
+        }
+    }
+}
