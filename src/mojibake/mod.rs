@@ -6,7 +6,7 @@
 //! - [`classes`]: what kind of character a code point is (data: a table of ranges).
 //! - [`plausibility`]: the rule that tells double encoding from correct look-alike text.
 //! - [`scanner`]: the loop that finds runs, peels layers, judges and reports to a [`Sink`].
-//! - [`repair`], [`counts`], [`explain`]: the sinks behind `fix`, `scan` and `explain`.
+//! - [`mod@repair`], [`counts`], [`explain`]: the sinks behind `fix`, `scan` and `explain`.
 
 pub mod classes;
 pub mod codepage;

@@ -1,0 +1,122 @@
+//! The encoding family from the first characters (`encoding_from_first_chars`).
+//!
+//! An HTML document without BOM or XML declaration still almost always starts with `<`,
+//! perhaps after some white space. Looking for `<` as each suspected encoding would write it,
+//! with nothing but that encoding's white space before it, separates UTF-16/32 from the
+//! ASCII-compatible encodings well enough to decode the document far enough to find its
+//! `<meta>` elements. Longer matches are more specific (`<` as `3C 00` beats `3C`), so
+//! candidates are ranked by the number of octets matched.
+
+use memchr::memmem;
+
+use super::ranking::by_descending_score;
+use super::suspect::Suspect;
+
+/// HTML::Encoding's default white space: CR, LF, TAB and SPACE.
+pub const DEFAULT_WHITESPACE: &[char] = &['\r', '\n', '\t', ' '];
+
+/// The suspects in which `octets` starts with `<` preceded only by `whitespace`, ranked by
+/// the number of octets matched (ties in `suspects` order). Empty if there is none.
+pub fn encoding_from_first_chars(
+    octets: &[u8],
+    suspects: &[Suspect],
+    whitespace: &[char],
+) -> Vec<Suspect> {
+    let matches = suspects
+        .iter()
+        .filter_map(|&suspect| {
+            let less_than = suspect.encode_char('<')?;
+            let at = memmem::find(octets, &less_than)?;
+            let spaces: Vec<Vec<u8>> = whitespace
+                .iter()
+                .filter_map(|&c| suspect.encode_char(c))
+                .filter(|encoded| !encoded.is_empty())
+                .collect();
+            let prefix = octets.get(..at)?;
+            is_sequence_of(prefix, &spaces).then_some((suspect, at + less_than.len()))
+        })
+        .collect();
+    by_descending_score(matches)
+}
+
+/// Whether `bytes` is a concatenation of zero or more of `pieces`.
+fn is_sequence_of(bytes: &[u8], pieces: &[Vec<u8>]) -> bool {
+    let mut reachable = vec![false; bytes.len() + 1];
+    reachable[0] = true;
+    for start in 0..bytes.len() {
+        if !reachable[start] {
+            continue;
+        }
+        let rest = bytes.get(start..).unwrap_or_default();
+        for piece in pieces.iter().filter(|piece| rest.starts_with(piece)) {
+            reachable[start + piece.len()] = true;
+        }
+    }
+    reachable[bytes.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charset::suspect::DEFAULT_SUSPECTS;
+
+    fn encode(text: &str, suspect: Suspect) -> Vec<u8> {
+        text.chars()
+            .flat_map(|c| suspect.encode_char(c).unwrap_or_default())
+            .collect()
+    }
+
+    /// Seed 000, the `encoding_from_first_chars` table, one row per case: the string is
+    /// encoded in "Encoding" and tried against the default suspects. "ISO-8859-1 or UTF-8" is
+    /// a tie; ties keep the order of the suspects list, so ISO-8859-1 comes first.
+    #[test]
+    fn seed_table_encoding_from_first_chars() {
+        let rows: [(&str, Suspect, Option<&[&str]>); 6] = [
+            ("<!DOCTYPE ", Suspect::Utf16Le, Some(&["UTF-16LE"])),
+            (" <!DOCTYPE ", Suspect::Utf16Le, Some(&["UTF-16LE"])),
+            ("...", Suspect::Utf16Le, None),
+            ("...<", Suspect::Utf16Le, None),
+            ("<", Suspect::Utf8, Some(&["ISO-8859-1", "UTF-8"])),
+            (
+                "<!--\u{F6}-->",
+                Suspect::Utf8,
+                Some(&["ISO-8859-1", "UTF-8"]),
+            ),
+        ];
+        for (text, encoding, expected) in rows {
+            let found = encoding_from_first_chars(
+                &encode(text, encoding),
+                DEFAULT_SUSPECTS,
+                DEFAULT_WHITESPACE,
+            );
+            let names: Vec<&str> = found.iter().map(|s| s.name()).collect();
+            match expected {
+                Some(expected) => assert_eq!(names.first(), expected.first(), "{text:?}"),
+                None => assert!(names.is_empty(), "{text:?} gave {names:?}"),
+            }
+            if let Some(tie @ [_, _]) = expected {
+                assert_eq!(names, tie, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn longer_encodings_of_less_than_rank_first() {
+        let utf16 = encode("<!DOCTYPE ", Suspect::Utf16Le);
+        let found = encoding_from_first_chars(&utf16, DEFAULT_SUSPECTS, DEFAULT_WHITESPACE);
+        assert_eq!(found, [Suspect::Utf16Le, Suspect::Iso8859_1, Suspect::Utf8]);
+        let utf32 = encode("\n<html>", Suspect::Utf32Be);
+        let found = encoding_from_first_chars(&utf32, DEFAULT_SUSPECTS, DEFAULT_WHITESPACE);
+        assert_eq!(found.first(), Some(&Suspect::Utf32Be));
+    }
+
+    #[test]
+    fn custom_white_space() {
+        let text = encode("\u{2028}<p>", Suspect::Utf8);
+        assert!(encoding_from_first_chars(&text, &[Suspect::Utf8], DEFAULT_WHITESPACE).is_empty());
+        assert_eq!(
+            encoding_from_first_chars(&text, &[Suspect::Utf8], &['\u{2028}']),
+            [Suspect::Utf8]
+        );
+    }
+}

@@ -1,0 +1,326 @@
+//! Seed 003: validome's eleven example documents, built byte for byte, through the policy.
+//!
+//! Each document is the listing of the seed (lines 1-10, `\n` line ends) in the encoding the
+//! example describes: ISO-8859-1 where the document is Latin-1, UTF-8 with or without its BOM,
+//! UTF-16LE with or without `FF FE`. Each test asserts the winner (source, canonical name,
+//! label as declared) and the exact diagnostics, and that every conflict names both sources
+//! and the winner.
+
+use undouble::charset::{DiagnosticCode, Level, PolicyOptions, Source, determine};
+
+use DiagnosticCode::{CharsetOnlyInHeader, Conflict, NoCharset};
+
+#[derive(Clone, Copy)]
+enum Bytes {
+    Latin1,
+    Utf8,
+    Utf8WithBom,
+    Utf16Le,
+    Utf16LeWithBom,
+}
+
+fn listing(title: &str, meta_charset: Option<&str>, body: &str) -> String {
+    let meta = meta_charset
+        .map(|charset| {
+            format!(
+                "    <meta http-equiv=\"Content-Type\" content=\"text/html; charset={charset}\">\n"
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 4.01 Transitional//EN\"\n     \
+         \"http://www.w3.org/TR/html4/loose.dtd\">\n\n<html>\n  <head>\n    \
+         <title>{title}</title>\n{meta}  </head>\n  <body>{body}</body>\n</html>\n"
+    )
+}
+
+fn encode(text: &str, bytes: Bytes) -> Vec<u8> {
+    let utf16le =
+        |text: &str| -> Vec<u8> { text.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+    match bytes {
+        Bytes::Latin1 => text
+            .chars()
+            .map(|c| u8::try_from(u32::from(c)).expect("Latin-1 text"))
+            .collect(),
+        Bytes::Utf8 => text.as_bytes().to_vec(),
+        Bytes::Utf8WithBom => [&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat(),
+        Bytes::Utf16Le => utf16le(text),
+        Bytes::Utf16LeWithBom => [vec![0xFF, 0xFE], utf16le(text)].concat(),
+    }
+}
+
+struct Example {
+    content_type: &'static str,
+    bytes: Bytes,
+    title: &'static str,
+    meta: Option<&'static str>,
+    body: &'static str,
+    /// Source, canonical encoding, label as declared.
+    winner: Option<(Source, &'static str, &'static str)>,
+    diagnostics: &'static [DiagnosticCode],
+    /// Pairs of sources that must be named together in a conflict.
+    conflicts: &'static [(&'static str, &'static str)],
+}
+
+fn check(example: &Example) {
+    let document = encode(
+        &listing(example.title, example.meta, example.body),
+        example.bytes,
+    );
+    let found = determine(
+        &document,
+        Some(example.content_type.as_bytes()),
+        &PolicyOptions::default(),
+    );
+    let context = format!("{}: {:#?}", example.title, found);
+
+    let winner = found
+        .source
+        .zip(found.encoding.as_deref())
+        .zip(found.label.as_deref())
+        .map(|((source, encoding), label)| (source, encoding, label));
+    assert_eq!(winner, example.winner, "{context}");
+
+    let codes: Vec<DiagnosticCode> = found.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, example.diagnostics, "{context}");
+
+    for diagnostic in found.diagnostics_with(Conflict) {
+        assert_eq!(diagnostic.level, Level::Warning, "{context}");
+        if let Some((source, encoding, _)) = example.winner {
+            assert!(
+                diagnostic
+                    .message
+                    .contains(&format!("{source} wins: {encoding}")),
+                "{context}"
+            );
+        }
+    }
+    for (a, b) in example.conflicts {
+        let named = found.diagnostics_with(Conflict).any(|d| {
+            d.message.starts_with(&format!("{a} "))
+                && d.message.contains(&format!("disagrees with {b} "))
+        });
+        assert!(named, "no conflict naming {a} and {b} in {context}");
+    }
+}
+
+const UMLAUTS: &str = "\u{E4}\u{F6}\u{FC}\u{C4}\u{D6}\u{DC}\u{DF}";
+
+#[test]
+fn charset_document_without_errors() {
+    check(&Example {
+        content_type: "text/html; charset=ISO-8859-1",
+        bytes: Bytes::Latin1,
+        title: "no error",
+        meta: Some("iso-8859-1"),
+        body: "",
+        winner: Some((Source::Protocol, "windows-1252", "ISO-8859-1")),
+        diagnostics: &[],
+        conflicts: &[],
+    });
+}
+
+#[test]
+fn charset_byte_order_mark_differs_from_meta() {
+    check(&Example {
+        content_type: "text/html",
+        bytes: Bytes::Utf8WithBom,
+        title: "Byte order Mark != Meta-Charset",
+        meta: Some("ISO-8859-1"),
+        body: UMLAUTS,
+        winner: Some((Source::Bom, "UTF-8", "UTF-8")),
+        // The BOM and the (valid UTF-8) bytes both contradict the <meta>.
+        diagnostics: &[Conflict, Conflict],
+        conflicts: &[("bom", "meta"), ("detected", "meta")],
+    });
+}
+
+#[test]
+fn charset_header_differs_from_meta_utf8() {
+    check(&Example {
+        content_type: "text/html; charset=UTF-8",
+        bytes: Bytes::Utf8,
+        title: "HTTP-Header != Meta-Charset",
+        meta: Some("iso-8859-1"),
+        body: UMLAUTS,
+        winner: Some((Source::Protocol, "UTF-8", "UTF-8")),
+        diagnostics: &[Conflict, Conflict],
+        conflicts: &[("protocol", "meta"), ("detected", "meta")],
+    });
+}
+
+#[test]
+fn charset_only_in_meta() {
+    check(&Example {
+        content_type: "text/html",
+        bytes: Bytes::Utf8,
+        title: "missing http-charset",
+        meta: Some("utf-8"),
+        body: "\u{E4}\u{F6}\u{FC}\u{C4}\u{D6}\u{DC}\u{DF}?",
+        // The bytes agree with the <meta>, so the <meta> is named as the source.
+        winner: Some((Source::Meta, "UTF-8", "utf-8")),
+        diagnostics: &[],
+        conflicts: &[],
+    });
+}
+
+#[test]
+fn charset_only_in_header() {
+    check(&Example {
+        content_type: "text/html; charset=UTF-8",
+        bytes: Bytes::Utf8,
+        title: "missing meta-charset",
+        meta: None,
+        body: UMLAUTS,
+        winner: Some((Source::Protocol, "UTF-8", "UTF-8")),
+        diagnostics: &[CharsetOnlyInHeader],
+        conflicts: &[],
+    });
+}
+
+#[test]
+fn charset_no_charset_anywhere() {
+    let example = Example {
+        content_type: "text/html",
+        bytes: Bytes::Latin1,
+        title: "missing all-charset",
+        meta: None,
+        body: UMLAUTS,
+        winner: None,
+        diagnostics: &[NoCharset],
+        conflicts: &[],
+    };
+    check(&example);
+
+    // The error names the statistical guess, which does not decide anything by itself.
+    let document = encode(&listing(example.title, None, example.body), Bytes::Latin1);
+    let found = determine(&document, Some(b"text/html"), &PolicyOptions::default());
+    assert!(found.has_errors());
+    let detected = found
+        .detected
+        .as_ref()
+        .map(|d| (d.guess, d.encoding.as_deref()));
+    assert_eq!(detected, Some((true, Some("windows-1252"))));
+    assert!(
+        found
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("chardetng guesses windows-1252"))
+    );
+
+    // With a fallback to assume, the same document is read as asked, without an error.
+    let assume = PolicyOptions {
+        assume: Some("ISO-8859-1".into()),
+        ..PolicyOptions::default()
+    };
+    let found = determine(&document, Some(b"text/html"), &assume);
+    assert_eq!(found.source, Some(Source::Assumed));
+    assert_eq!(found.encoding.as_deref(), Some("windows-1252"));
+    assert!(!found.has_errors());
+}
+
+#[test]
+fn charset_utf16_without_bom_without_errors() {
+    check(&Example {
+        content_type: "text/html; charset=UTF-16",
+        bytes: Bytes::Utf16Le,
+        title: "no error UTF-16 without byte order mark",
+        meta: Some("utf-16"),
+        body: "\u{E4}\u{F6}\u{FC}\u{D6}\u{C4}\u{DC}\u{DF}",
+        winner: Some((Source::Protocol, "UTF-16LE", "UTF-16")),
+        diagnostics: &[],
+        conflicts: &[],
+    });
+}
+
+#[test]
+fn charset_utf16_with_bom_without_errors() {
+    check(&Example {
+        content_type: "text/html; charset=UTF-16",
+        bytes: Bytes::Utf16LeWithBom,
+        title: "no error UTF-16 with byte order mark",
+        meta: Some("utf-16"),
+        body: "\u{E4}\u{F6}\u{FC}\u{D6}\u{C4}\u{DC}\u{DF}",
+        winner: Some((Source::Protocol, "UTF-16LE", "UTF-16")),
+        diagnostics: &[],
+        conflicts: &[],
+    });
+}
+
+#[test]
+fn charset_utf16_header_differs_from_bom() {
+    check(&Example {
+        content_type: "text/html; charset=ISO-8859-1",
+        bytes: Bytes::Utf16LeWithBom,
+        title: "UTF-16; HTTP-Header != BOM",
+        meta: Some("utf-16"),
+        body: "",
+        winner: Some((Source::Protocol, "windows-1252", "ISO-8859-1")),
+        // The header contradicts the BOM, the UTF-16 structure of the bytes, and the <meta>.
+        diagnostics: &[Conflict, Conflict, Conflict],
+        conflicts: &[
+            ("protocol", "bom"),
+            ("protocol", "detected"),
+            ("protocol", "meta"),
+        ],
+    });
+}
+
+#[test]
+fn charset_utf16_header_differs_from_meta() {
+    check(&Example {
+        content_type: "text/html; charset=UTF-16",
+        bytes: Bytes::Utf16LeWithBom,
+        title: "UTF-16; HTTP-Header != META",
+        meta: Some("ISO-8859-1"),
+        body: UMLAUTS,
+        winner: Some((Source::Protocol, "UTF-16LE", "UTF-16")),
+        diagnostics: &[Conflict, Conflict, Conflict],
+        conflicts: &[("protocol", "meta"), ("bom", "meta"), ("detected", "meta")],
+    });
+}
+
+#[test]
+fn charset_utf16_bom_differs_from_meta() {
+    check(&Example {
+        content_type: "text/html",
+        bytes: Bytes::Utf16LeWithBom,
+        title: "UTF-16; BOM != META",
+        meta: Some("ISO-8859-1"),
+        body: UMLAUTS,
+        winner: Some((Source::Bom, "UTF-16LE", "UTF-16LE")),
+        diagnostics: &[Conflict, Conflict],
+        conflicts: &[("bom", "meta"), ("detected", "meta")],
+    });
+}
+
+#[test]
+fn charset_declarations_are_listed_with_label_and_canonical_name() {
+    let document = encode(
+        &listing("x", Some("ISO-8859-1"), UMLAUTS),
+        Bytes::Utf16LeWithBom,
+    );
+    let found = determine(
+        &document,
+        Some(b"text/html; charset=UTF-16"),
+        &PolicyOptions::default(),
+    );
+    let declared: Vec<(Source, &str, Option<&str>)> = found
+        .declared
+        .iter()
+        .map(|d| (d.source, d.label.as_str(), d.encoding.as_deref()))
+        .collect();
+    assert_eq!(
+        declared,
+        [
+            (Source::Protocol, "UTF-16", Some("UTF-16LE")),
+            (Source::Bom, "UTF-16LE", Some("UTF-16LE")),
+            (Source::Meta, "ISO-8859-1", Some("windows-1252")),
+        ]
+    );
+    let json = serde_json::to_value(&found).unwrap_or_default();
+    assert_eq!(json["source"], "protocol");
+    assert_eq!(json["diagnostics"][0]["level"], "warning");
+    assert_eq!(json["diagnostics"][0]["code"], "conflict");
+    assert_eq!(json["detected"]["method"], "first-chars");
+}
