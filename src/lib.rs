@@ -8,9 +8,11 @@
 //!   rule, scanning, counting and repair of a byte slice.
 //! - [`engine`]: inputs to results: files or standard input, fed to the scanner in blocks.
 //! - [`report`]: what a person or a program reads: text summaries and JSON Lines.
+//! - [`cli`]: the command line, one module per command.
 //! - [`charset`]: the HTML::Encoding routines and the priority/conflict policy on top of them.
 
 pub mod charset;
+pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod mojibake;
