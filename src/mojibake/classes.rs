@@ -125,12 +125,15 @@ static BLOCKS: &[(u32, u32, CharClass)] = &[
 /// white space are symbols, the remaining ASCII controls are never intended.
 pub fn class_of(ch: char) -> CharClass {
     let cp = u32::from(ch);
-    if cp < 0x80 {
-        return match ch {
-            'a'..='z' | 'A'..='Z' => Letter(Latin),
-            '\t' | '\n' | '\r' | '\x0C' | ' '..='~' => Symbol,
-            _ => Never,
-        };
+    // The first rows of the table, where almost every repair and every neighbour falls,
+    // answered without a search.
+    match ch {
+        'a'..='z' | 'A'..='Z' => return Letter(Latin),
+        '\t' | '\n' | '\r' | '\x0C' | ' '..='~' => return Symbol,
+        '\0'..='\u{9f}' => return Never,
+        '\u{a0}'..='\u{bf}' | '×' | '÷' => return Symbol,
+        '\u{c0}'..='\u{24f}' => return Letter(Latin),
+        _ => {}
     }
     match BLOCKS.binary_search_by(|&(start, end, _)| {
         if end < cp {

@@ -89,9 +89,24 @@ pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEn
         mask = mask.and(origin.mask);
         pos += len;
     }
-    // Rejects overlongs, surrogates and code points above U+10FFFF in one check.
-    let text = std::str::from_utf8(&original[..=continuations]).ok()?;
-    let original = text.chars().next()?;
+    // The lead fixed the length and every continuation is in range; what is left of
+    // well-formedness is the second byte's range after E0, ED, F0 and F4 (no overlong, no
+    // surrogate, nothing above U+10FFFF).
+    let second_in_range = match original[0] {
+        0xE0 => original[1] >= 0xA0,
+        0xED => original[1] <= 0x9F,
+        0xF0 => original[1] >= 0x90,
+        0xF4 => original[1] <= 0x8F,
+        _ => true,
+    };
+    if !second_in_range {
+        return None;
+    }
+    let payload = original[1..=continuations].iter().fold(
+        u32::from(original[0]) & (0x7F >> (continuations + 1)),
+        |cp, &b| (cp << 6) | u32::from(b & 0x3F),
+    );
+    let original = char::from_u32(payload)?;
     Some(DoubleEncodedMatch {
         len: pos,
         original,

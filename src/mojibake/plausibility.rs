@@ -240,8 +240,13 @@ fn is_letter(c: Option<char>) -> bool {
 
 /// Judges one run.
 pub fn judge(run: &RunView<'_>) -> Verdict {
-    if let Some(c) = run.repaired().find(|&c| class_of(c) == CharClass::Never) {
-        return Verdict::Rejected(Evidence::ImpossibleCharacter(c));
+    let mut first_rare = None;
+    for c in run.repaired() {
+        match class_of(c) {
+            CharClass::Never => return Verdict::Rejected(Evidence::ImpossibleCharacter(c)),
+            CharClass::Rare if first_rare.is_none() => first_rare = Some(c),
+            _ => {}
+        }
     }
     let mut before = run.before;
     for garbled in run.garbled() {
@@ -250,7 +255,7 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
         }
         before = garbled.chars().last();
     }
-    if let Some(c) = run.repaired().find(|&c| class_of(c) == CharClass::Rare) {
+    if let Some(c) = first_rare {
         return Verdict::Rejected(Evidence::RareCharacter(c));
     }
     if run.sequences.len() >= 2 {

@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use super::codepage::Readings;
+use super::codepage::{Readings, is_lead_byte};
 use super::matcher::{
     DoubleEncodedMatch, Prefilter, RepairedChar, decode_char, decode_last_char, match_at,
 };
@@ -203,7 +203,13 @@ impl Scanner {
             mask: found.mask,
             layers: 1,
         }));
-        if chars.len() > 1 {
+        // Another layer needs a repaired character that stands for a lead byte itself.
+        let lead_inside = chars[..chars.len().saturating_sub(1)].iter().any(|c| {
+            self.readings
+                .origin(c.original)
+                .is_some_and(|o| is_lead_byte(o.byte))
+        });
+        if lead_inside {
             self.peel_inner_layers(chars, context);
         }
         judge(&RunView {
