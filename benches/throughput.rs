@@ -36,7 +36,7 @@ fn sql_like(lines: &[String]) -> Vec<u8> {
         out.extend_from_slice(b"INSERT INTO `notes` VALUES ");
         for i in 0..20 {
             row += 1;
-            let text = if row % 50 == 0 {
+            let text = if row.is_multiple_of(50) {
                 let line = other[row / 50 % other.len()];
                 garble(line.as_bytes(), |_| &WINDOWS_1252).expect("cp1252 defines every byte")
             } else {

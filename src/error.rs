@@ -14,8 +14,12 @@ pub enum Error {
         offset: u64,
         source: io::Error,
     },
+    /// The file became shorter than `len` bytes while it was being read.
+    Truncated { path: PathBuf, len: u64 },
     /// Writing the output failed.
     Write { path: PathBuf, source: io::Error },
+    /// A directory could not be walked completely.
+    Walk { path: PathBuf, message: String },
     /// The command line asks for something that cannot be done.
     Usage(String),
 }
@@ -33,9 +37,15 @@ impl fmt::Display for Error {
                 "{}: read error at byte offset {offset}: {source}",
                 path.display()
             ),
+            Error::Truncated { path, len } => write!(
+                f,
+                "{}: the file was truncated to {len} bytes while it was being read",
+                path.display()
+            ),
             Error::Write { path, source } => {
                 write!(f, "{}: cannot write: {source}", path.display())
             }
+            Error::Walk { path, message } => write!(f, "{}: {message}", path.display()),
             Error::Usage(message) => write!(f, "{message}"),
         }
     }
@@ -47,7 +57,7 @@ impl std::error::Error for Error {
             Error::Open { source, .. }
             | Error::Read { source, .. }
             | Error::Write { source, .. } => Some(source),
-            Error::Usage(_) => None,
+            Error::Usage(_) | Error::Truncated { .. } | Error::Walk { .. } => None,
         }
     }
 }

@@ -7,10 +7,12 @@
 //! - [`mojibake`]: the pure byte maths: code-page tables, the matcher, layers, the plausibility
 //!   rule, scanning, counting and repair of a byte slice.
 //! - [`engine`]: inputs to results: files or standard input, fed to the scanner in blocks.
+//! - [`audit`]: the audit log of `fix` (JSON Lines), and `undo` from it.
 //! - [`report`]: what a person or a program reads: text summaries and JSON Lines.
 //! - [`cli`]: the command line, one module per command.
 //! - [`charset`]: the HTML::Encoding routines and the priority/conflict policy on top of them.
 
+pub mod audit;
 pub mod charset;
 pub mod cli;
 pub mod engine;

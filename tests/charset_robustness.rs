@@ -1,13 +1,15 @@
-//! No input makes the charset routines panic: arbitrary bytes, and markup-heavy bytes that
-//! reach deep into the tag, attribute and declaration parsers.
+//! No input makes the charset routines panic: arbitrary bytes, markup-heavy bytes that reach
+//! deep into the tag, attribute and declaration parsers, and SQL-heavy bytes for the dump
+//! statement tokeniser and the survey.
 
 use proptest::prelude::*;
 use undouble::charset::{
-    DEFAULT_SUSPECTS, DEFAULT_WHITESPACE, EbcdicCodePage, HtmlOptions, HttpMessage, HttpOptions,
-    PolicyOptions, Suspect, determine, encoding_from_byte_order_mark, encoding_from_content_type,
-    encoding_from_first_chars, encoding_from_html_document, encoding_from_html5_prescan,
-    encoding_from_http_message, encoding_from_meta_element, encoding_from_xml_declaration,
-    encoding_from_xml_document,
+    DEFAULT_SUSPECTS, DEFAULT_WHITESPACE, EbcdicCodePage, FileFacts, HtmlOptions, HttpMessage,
+    HttpOptions, PolicyOptions, Suspect, determine, encoding_from_byte_order_mark,
+    encoding_from_content_type, encoding_from_first_chars, encoding_from_html_document,
+    encoding_from_html5_prescan, encoding_from_http_message, encoding_from_meta_element,
+    encoding_from_xml_declaration, encoding_from_xml_document, looks_like_sql, sql_declarations,
+    survey,
 };
 
 const ALL_SUSPECTS: &[Suspect] = &[
@@ -80,6 +82,68 @@ fn exercise(bytes: &[u8]) {
     let _ = encoding_from_html5_prescan(bytes);
     let _ = encoding_from_http_message(&HttpMessage::parse(bytes), &HttpOptions::default());
     let _ = determine(bytes, Some(bytes), &PolicyOptions::default());
+    let _ = sql_declarations(bytes);
+    let _ = looks_like_sql(bytes);
+    let length = bytes.len() as u64;
+    for first_invalid_offset in [
+        None,
+        Some(0),
+        Some(length / 2),
+        Some(length),
+        Some(u64::MAX),
+    ] {
+        let facts = FileFacts {
+            first_invalid_offset,
+            non_ascii_chars: length,
+            double_encoded: length / 3,
+        };
+        let _ = survey(bytes, &facts);
+    }
+}
+
+/// Bytes drawn mostly from SQL dump syntax, so the statement tokeniser gets exercised.
+fn sql_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let pieces = prop::sample::select(vec![
+        &b"SET "[..],
+        b"NAMES ",
+        b"CHARACTER SET ",
+        b"CHARSET",
+        b"character_set_client",
+        b"client_encoding",
+        b"CREATE ",
+        b"TABLE ",
+        b"DATABASE ",
+        b"DEFAULT ",
+        b"COLLATE ",
+        b"ENCODING ",
+        b"IF NOT EXISTS ",
+        b"/*!40101 ",
+        b"/*M!100100 ",
+        b"*/",
+        b"/*",
+        b"-- ",
+        b"#",
+        b"(",
+        b")",
+        b",",
+        b";",
+        b"=",
+        b"'",
+        b"\"",
+        b"`",
+        b"\\",
+        b".",
+        b"@@",
+        b"latin1",
+        b"utf8mb4",
+        b"\n",
+        b"\r\n",
+        b" ",
+        b"\xEF\xBB\xBF",
+        b"\xC3\xA4",
+        b"\xE4",
+    ]);
+    prop::collection::vec(pieces, 0..60).prop_map(|pieces| pieces.concat())
 }
 
 proptest! {
@@ -90,6 +154,11 @@ proptest! {
 
     #[test]
     fn charset_routines_survive_markup(bytes in markup_bytes()) {
+        exercise(&bytes);
+    }
+
+    #[test]
+    fn charset_routines_survive_sql(bytes in sql_bytes()) {
         exercise(&bytes);
     }
 

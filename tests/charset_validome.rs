@@ -1,53 +1,14 @@
-//! Seed 003: validome's eleven example documents, built byte for byte, through the policy.
-//!
-//! Each document is the listing of the seed (lines 1-10, `\n` line ends) in the encoding the
-//! example describes: ISO-8859-1 where the document is Latin-1, UTF-8 with or without its BOM,
-//! UTF-16LE with or without `FF FE`. Each test asserts the winner (source, canonical name,
+//! Seed 003: validome's eleven example documents, built byte for byte (`charset_documents`),
+//! through the policy. Each test asserts the winner (source, canonical name,
 //! label as declared) and the exact diagnostics, and that every conflict names both sources
 //! and the winner.
 
+mod charset_documents;
+
+use charset_documents::{Bytes, UMLAUTS, document};
 use undouble::charset::{DiagnosticCode, Level, PolicyOptions, Source, determine};
 
 use DiagnosticCode::{CharsetOnlyInHeader, Conflict, NoCharset};
-
-#[derive(Clone, Copy)]
-enum Bytes {
-    Latin1,
-    Utf8,
-    Utf8WithBom,
-    Utf16Le,
-    Utf16LeWithBom,
-}
-
-fn listing(title: &str, meta_charset: Option<&str>, body: &str) -> String {
-    let meta = meta_charset
-        .map(|charset| {
-            format!(
-                "    <meta http-equiv=\"Content-Type\" content=\"text/html; charset={charset}\">\n"
-            )
-        })
-        .unwrap_or_default();
-    format!(
-        "<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 4.01 Transitional//EN\"\n     \
-         \"http://www.w3.org/TR/html4/loose.dtd\">\n\n<html>\n  <head>\n    \
-         <title>{title}</title>\n{meta}  </head>\n  <body>{body}</body>\n</html>\n"
-    )
-}
-
-fn encode(text: &str, bytes: Bytes) -> Vec<u8> {
-    let utf16le =
-        |text: &str| -> Vec<u8> { text.encode_utf16().flat_map(u16::to_le_bytes).collect() };
-    match bytes {
-        Bytes::Latin1 => text
-            .chars()
-            .map(|c| u8::try_from(u32::from(c)).expect("Latin-1 text"))
-            .collect(),
-        Bytes::Utf8 => text.as_bytes().to_vec(),
-        Bytes::Utf8WithBom => [&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat(),
-        Bytes::Utf16Le => utf16le(text),
-        Bytes::Utf16LeWithBom => [vec![0xFF, 0xFE], utf16le(text)].concat(),
-    }
-}
 
 struct Example {
     content_type: &'static str,
@@ -63,10 +24,7 @@ struct Example {
 }
 
 fn check(example: &Example) {
-    let document = encode(
-        &listing(example.title, example.meta, example.body),
-        example.bytes,
-    );
+    let document = document(example.title, example.meta, example.body, example.bytes);
     let found = determine(
         &document,
         Some(example.content_type.as_bytes()),
@@ -103,8 +61,6 @@ fn check(example: &Example) {
         assert!(named, "no conflict naming {a} and {b} in {context}");
     }
 }
-
-const UMLAUTS: &str = "\u{E4}\u{F6}\u{FC}\u{C4}\u{D6}\u{DC}\u{DF}";
 
 #[test]
 fn charset_document_without_errors() {
@@ -193,7 +149,7 @@ fn charset_no_charset_anywhere() {
     check(&example);
 
     // The error names the statistical guess, which does not decide anything by itself.
-    let document = encode(&listing(example.title, None, example.body), Bytes::Latin1);
+    let document = document(example.title, None, example.body, Bytes::Latin1);
     let found = determine(&document, Some(b"text/html"), &PolicyOptions::default());
     assert!(found.has_errors());
     let detected = found
@@ -296,10 +252,7 @@ fn charset_utf16_bom_differs_from_meta() {
 
 #[test]
 fn charset_declarations_are_listed_with_label_and_canonical_name() {
-    let document = encode(
-        &listing("x", Some("ISO-8859-1"), UMLAUTS),
-        Bytes::Utf16LeWithBom,
-    );
+    let document = document("x", Some("ISO-8859-1"), UMLAUTS, Bytes::Utf16LeWithBom);
     let found = determine(
         &document,
         Some(b"text/html; charset=UTF-16"),

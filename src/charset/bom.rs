@@ -7,7 +7,7 @@
 //! both the best reading and the doubt.
 
 use super::ranking::by_descending_score;
-use super::suspect::Suspect;
+use super::suspect::{DEFAULT_SUSPECTS, Suspect};
 
 /// The suspects whose BOM starts `octets`, longest BOM first (ties in `suspects` order).
 /// Empty if there is none.
@@ -30,10 +30,22 @@ pub fn byte_order_mark_length(octets: &[u8], suspect: Suspect) -> usize {
         .map_or(0, |bom| bom.len())
 }
 
+/// The document's BOM among the default suspects (the longest match), and the body after it.
+pub(crate) fn split_byte_order_mark(document: &[u8]) -> (Option<Suspect>, &[u8]) {
+    let bom = encoding_from_byte_order_mark(document, DEFAULT_SUSPECTS)
+        .into_iter()
+        .next();
+    let body = bom.map_or(document, |bom| {
+        document
+            .get(byte_order_mark_length(document, bom)..)
+            .unwrap_or_default()
+    });
+    (bom, body)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::charset::suspect::DEFAULT_SUSPECTS;
 
     /// Seed 000, both `encoding_from_byte_order_mark` tables, one row per case. "Encodings"
     /// names the suspects: `default`, or a single encoding passed as the list. The result is

@@ -15,6 +15,7 @@
 //! encoding.
 
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
+use encoding_rs::{DecoderResult, Encoding};
 use serde::Serialize;
 
 use super::first_chars::{DEFAULT_WHITESPACE, encoding_from_first_chars};
@@ -34,6 +35,24 @@ pub enum DetectionMethod {
     Statistical,
 }
 
+/// How far a statistical guess can be trusted; serialises as `high` or `low`.
+///
+/// `chardetng` gives no score, so this is judged from the outside: a guess is `high` when it
+/// rests on at least [`CONFIDENT_NON_ASCII_BYTES`] non-ASCII bytes and the guessed encoding
+/// decodes the sample without a single malformed sequence; otherwise `low`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// Enough non-ASCII text, decoded cleanly.
+    High,
+    /// Little non-ASCII text, or the guess does not decode it cleanly.
+    Low,
+}
+
+/// The non-ASCII bytes a statistical guess needs before it is called confident: a sentence or
+/// two of accented text, or a handful of CJK characters.
+pub const CONFIDENT_NON_ASCII_BYTES: usize = 32;
+
 /// The evidence of the bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ByteEvidence {
@@ -43,8 +62,108 @@ pub struct ByteEvidence {
     pub method: DetectionMethod,
     /// Whether this is only a statistical guess.
     pub guess: bool,
+    /// For a statistical guess, how far to trust it; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Confidence>,
     /// What was seen, for a person.
     pub evidence: String,
+}
+
+impl ByteEvidence {
+    /// Only ASCII in `length` bytes.
+    pub(crate) fn ascii(length: u64) -> Self {
+        Self {
+            encoding: None,
+            method: DetectionMethod::Ascii,
+            guess: false,
+            confidence: None,
+            evidence: format!(
+                "all {length} bytes are ASCII: any ASCII-compatible encoding reads them alike"
+            ),
+        }
+    }
+
+    /// Valid UTF-8 with `non_ascii` non-ASCII `units` (bytes, or characters).
+    pub(crate) fn utf8(non_ascii: u64, units: &str) -> Self {
+        Self {
+            encoding: Some(encoding_rs::UTF_8.name().to_owned()),
+            method: DetectionMethod::Utf8Validation,
+            guess: false,
+            confidence: None,
+            evidence: format!("valid UTF-8 with {non_ascii} non-ASCII {units}"),
+        }
+    }
+
+    /// `chardetng`'s guess from `samples` (read as one stream) of bytes that are not UTF-8,
+    /// the first invalid sequence being at byte `invalid_at` of the file; `sampled` says which
+    /// part of the file the samples are, for the evidence text (empty for all of it).
+    pub(crate) fn statistical(samples: &[&[u8]], invalid_at: u64, sampled: &str) -> Self {
+        let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+        let mut non_ascii = 0;
+        for (index, sample) in samples.iter().enumerate() {
+            detector.feed(sample, index + 1 == samples.len());
+            non_ascii += sample.iter().filter(|b| !b.is_ascii()).count();
+        }
+        let guess = detector.guess(None, Utf8Detection::Deny);
+        let decodes_cleanly = samples.iter().all(|sample| decodes_cleanly(guess, sample));
+        let confidence = if non_ascii >= CONFIDENT_NON_ASCII_BYTES && decodes_cleanly {
+            Confidence::High
+        } else {
+            Confidence::Low
+        };
+        let confidence_word = match confidence {
+            Confidence::High => "confidently",
+            Confidence::Low => "with low confidence",
+        };
+        Self {
+            encoding: Some(guess.name().to_owned()),
+            method: DetectionMethod::Statistical,
+            guess: true,
+            confidence: Some(confidence),
+            evidence: format!(
+                "not UTF-8 (invalid sequence at byte {invalid_at}); chardetng guesses {} \
+                 {confidence_word} from {non_ascii} non-ASCII bytes{sampled}",
+                guess.name()
+            ),
+        }
+    }
+
+    /// The UTF-16/32 structure of the first characters, if `body` starts with `<` in it.
+    pub(crate) fn wide_unicode(body: &[u8]) -> Option<Self> {
+        let wide = wide_unicode_from_first_chars(body)?;
+        let less_than = wide.encode_char('<').unwrap_or_default();
+        let hex: Vec<String> = less_than.iter().map(|b| format!("{b:02X}")).collect();
+        Some(Self {
+            encoding: Some(wide.name().to_owned()),
+            method: DetectionMethod::FirstChars,
+            guess: false,
+            confidence: None,
+            evidence: format!(
+                "the first '<' is {} ({}) with only white space before it",
+                hex.join(" "),
+                wide.name()
+            ),
+        })
+    }
+}
+
+/// Whether `sample` decodes in `encoding` without a malformed sequence, through a small buffer
+/// (a sample can be hundreds of megabytes). A character cut by the end of the sample is not
+/// counted against it: a sample is a piece of a longer file.
+fn decodes_cleanly(encoding: &'static Encoding, sample: &[u8]) -> bool {
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut buffer = [0u8; 4096];
+    let mut rest = sample;
+    loop {
+        let (result, read, _) =
+            decoder.decode_to_utf8_without_replacement(rest, &mut buffer, false);
+        rest = rest.get(read..).unwrap_or_default();
+        match result {
+            DecoderResult::InputEmpty => return true,
+            DecoderResult::OutputFull => {}
+            DecoderResult::Malformed(..) => return false,
+        }
+    }
 }
 
 /// UTF-16 or UTF-32 (no BOM) if the first characters are `<` in it after white space only.
@@ -52,12 +171,7 @@ pub(crate) fn wide_unicode_from_first_chars(body: &[u8]) -> Option<Suspect> {
     encoding_from_first_chars(body, DEFAULT_SUSPECTS, DEFAULT_WHITESPACE)
         .into_iter()
         .next()
-        .filter(|suspect| {
-            matches!(
-                suspect,
-                Suspect::Utf16Le | Suspect::Utf16Be | Suspect::Utf32Le | Suspect::Utf32Be
-            )
-        })
+        .filter(|suspect| suspect.is_wide_unicode())
 }
 
 /// Reads the encoding from `body` (without its BOM); `None` for an empty body.
@@ -65,55 +179,33 @@ pub fn detect_from_bytes(body: &[u8]) -> Option<ByteEvidence> {
     if body.is_empty() {
         return None;
     }
-    if let Some(wide) = wide_unicode_from_first_chars(body) {
-        let less_than = wide.encode_char('<').unwrap_or_default();
-        let hex: Vec<String> = less_than.iter().map(|b| format!("{b:02X}")).collect();
-        return Some(ByteEvidence {
-            encoding: Some(wide.name().to_owned()),
-            method: DetectionMethod::FirstChars,
-            guess: false,
-            evidence: format!(
-                "the first '<' is {} ({}) with only white space before it",
-                hex.join(" "),
-                wide.name()
-            ),
-        });
+    if let Some(wide) = ByteEvidence::wide_unicode(body) {
+        return Some(wide);
     }
     if body.is_ascii() {
-        return Some(ByteEvidence {
-            encoding: None,
-            method: DetectionMethod::Ascii,
-            guess: false,
-            evidence: format!(
-                "all {} bytes are ASCII: any ASCII-compatible encoding reads them alike",
-                body.len()
-            ),
-        });
+        return Some(ByteEvidence::ascii(body.len() as u64));
     }
-    let non_ascii = body.iter().filter(|b| !b.is_ascii()).count();
-    if simdutf8::basic::from_utf8(body).is_ok() {
-        return Some(ByteEvidence {
-            encoding: Some(encoding_rs::UTF_8.name().to_owned()),
-            method: DetectionMethod::Utf8Validation,
-            guess: false,
-            evidence: format!("valid UTF-8 with {non_ascii} non-ASCII bytes"),
-        });
+    match simdutf8::compat::from_utf8(body) {
+        Ok(_) => {
+            let non_ascii = body.iter().filter(|b| !b.is_ascii()).count();
+            Some(ByteEvidence::utf8(non_ascii as u64, "bytes"))
+        }
+        Err(error) => Some(ByteEvidence::statistical(
+            &[body],
+            error.valid_up_to() as u64,
+            "",
+        )),
     }
-    let invalid_at = std::str::from_utf8(body)
-        .err()
-        .map_or(0, |e| e.valid_up_to());
-    let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
-    detector.feed(body, true);
-    let guess = detector.guess(None, Utf8Detection::Deny);
-    Some(ByteEvidence {
-        encoding: Some(guess.name().to_owned()),
-        method: DetectionMethod::Statistical,
-        guess: true,
-        evidence: format!(
-            "not UTF-8 (invalid sequence at byte {invalid_at}); chardetng guesses {} from {non_ascii} non-ASCII bytes",
-            guess.name()
-        ),
-    })
+}
+
+/// [`detect_from_bytes`] for the body after a BOM. After a UTF-16/32 BOM only the structure
+/// of the first characters counts: the other readings take bytes as ASCII-compatible text,
+/// which the BOM has ruled out (UTF-16 "Hello" is all ASCII bytes, but not ASCII).
+pub(crate) fn detect_after_bom(body: &[u8], bom: Option<Suspect>) -> Option<ByteEvidence> {
+    match bom {
+        Some(wide) if wide.is_wide_unicode() => ByteEvidence::wide_unicode(body),
+        _ => detect_from_bytes(body),
+    }
 }
 
 #[cfg(test)]
@@ -150,9 +242,36 @@ mod tests {
         let guessed = detect_from_bytes(latin1);
         assert_eq!(guessed.as_ref().map(|e| e.guess), Some(true));
         assert_eq!(
+            guessed.as_ref().and_then(|e| e.confidence),
+            Some(Confidence::Low)
+        );
+        assert_eq!(
             guessed.and_then(|e| e.encoding).as_deref(),
             Some("windows-1252")
         );
         assert_eq!(detect_from_bytes(b""), None);
+    }
+
+    #[test]
+    fn confidence_needs_enough_cleanly_decoded_text() {
+        let latin1 =
+            b"Gr\xFC\xDFe aus K\xF6ln, sch\xF6ne Stra\xDFe, \xC4rger \xFCber \xD6l. ".repeat(4);
+        let guessed = detect_from_bytes(&latin1);
+        assert_eq!(guessed.and_then(|e| e.confidence), Some(Confidence::High));
+    }
+
+    #[test]
+    fn a_wide_bom_leaves_only_the_structure() {
+        let hello: Vec<u8> = "Hello".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert_eq!(
+            detect_from_bytes(&hello).map(|e| e.method),
+            Some(DetectionMethod::Ascii)
+        );
+        assert_eq!(detect_after_bom(&hello, Some(Suspect::Utf16Le)), None);
+        let page: Vec<u8> = "<p>".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert_eq!(
+            detect_after_bom(&page, Some(Suspect::Utf16Le)).map(|e| e.method),
+            Some(DetectionMethod::FirstChars)
+        );
     }
 }

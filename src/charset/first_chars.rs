@@ -39,20 +39,21 @@ pub fn encoding_from_first_chars(
     by_descending_score(matches)
 }
 
-/// Whether `bytes` is a concatenation of zero or more of `pieces`.
+/// Whether `bytes` is a concatenation of zero or more of `pieces`. Reachable positions are
+/// visited in increasing order and only a handful are ever pending (one per piece length), so a
+/// long prefix costs no memory and the walk stops at the first byte no piece covers.
 fn is_sequence_of(bytes: &[u8], pieces: &[Vec<u8>]) -> bool {
-    let mut reachable = vec![false; bytes.len() + 1];
-    reachable[0] = true;
-    for start in 0..bytes.len() {
-        if !reachable[start] {
-            continue;
-        }
+    let mut reachable = std::collections::BTreeSet::from([0]);
+    while let Some(start) = reachable.pop_first() {
         let rest = bytes.get(start..).unwrap_or_default();
+        if rest.is_empty() {
+            return true;
+        }
         for piece in pieces.iter().filter(|piece| rest.starts_with(piece)) {
-            reachable[start + piece.len()] = true;
+            reachable.insert(start + piece.len());
         }
     }
-    reachable[bytes.len()]
+    false
 }
 
 #[cfg(test)]

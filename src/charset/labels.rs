@@ -64,6 +64,35 @@ impl KnownEncoding {
     }
 }
 
+/// What a declared label means. Most labels name an encoding or nothing known; SQL adds a
+/// third answer, "no encoding": MySQL's `binary` and PostgreSQL's `SQL_ASCII` tell the server
+/// to take bytes as they come, which says nothing about what the bytes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelMeaning {
+    /// The label names this encoding.
+    Encoding(KnownEncoding),
+    /// The label declares that bytes are not interpreted (MySQL `binary`, PostgreSQL
+    /// `SQL_ASCII`).
+    Uninterpreted,
+    /// The label is not one this crate knows.
+    Unknown,
+}
+
+impl LabelMeaning {
+    /// The meaning of a WHATWG (or UTF-32) label, as [`KnownEncoding::for_label`] reads it.
+    pub fn of_label(label: &str) -> Self {
+        KnownEncoding::for_label(label).map_or(Self::Unknown, Self::Encoding)
+    }
+
+    /// The encoding, if the label names one.
+    pub fn encoding(self) -> Option<KnownEncoding> {
+        match self {
+            Self::Encoding(encoding) => Some(encoding),
+            Self::Uninterpreted | Self::Unknown => None,
+        }
+    }
+}
+
 /// Whether a label names a UTF-16/UTF-32 family without choosing a byte order.
 fn leaves_byte_order_open(label: &str, encoding: KnownEncoding) -> bool {
     let lower = label.trim().to_ascii_lowercase();

@@ -8,6 +8,13 @@
 //! reported, no silent default. [`prescan`] adds what a browser does (WHATWG), to measure
 //! against the html5lib tests and to answer "what would a browser pick?".
 //!
+//! Beyond HTML, SQL dumps declare their encoding too: [`sql_declarations`] finds `SET NAMES`,
+//! `SET client_encoding` and the table charsets of `CREATE TABLE`, and maps MySQL's and
+//! PostgreSQL's names to canonical ones; the policy reads a dump's connection statements as
+//! its in-document declaration (source `sql`). [`survey()`] is the pre-migration view `scan`
+//! reports: every declaration against what the bytes of a file of any size really are, with
+//! the double-encoding count the caller's scanner found.
+//!
 //! Everything works on bytes (`&[u8]`), never panics on input, and uses no `unsafe`.
 //!
 //! # Perl names and their Rust counterparts
@@ -68,13 +75,17 @@ pub mod policy;
 pub mod prescan;
 mod ranking;
 mod source;
+mod sql;
+mod survey;
 mod suspect;
 mod utf7;
 mod xml;
 
 pub use bom::{byte_order_mark_length, encoding_from_byte_order_mark};
 pub use content_type::{HeaderParameter, encoding_from_content_type, first_header_component};
-pub use detect::{ByteEvidence, DetectionMethod, detect_from_bytes};
+pub use detect::{
+    ByteEvidence, CONFIDENT_NON_ASCII_BYTES, Confidence, DetectionMethod, detect_from_bytes,
+};
 pub use ebcdic::EbcdicCodePage;
 pub use first_chars::{DEFAULT_WHITESPACE, encoding_from_first_chars};
 pub use html::{HtmlOptions, encoding_from_html_document};
@@ -83,7 +94,7 @@ pub use http::{
     is_xml_media_type,
 };
 pub use http_message::{HttpHeader, HttpMessage};
-pub use labels::{KnownEncoding, labels_agree};
+pub use labels::{KnownEncoding, LabelMeaning, labels_agree};
 pub use meta::encoding_from_meta_element;
 pub use policy::{
     Declaration, Determination, Diagnostic, DiagnosticCode, Level, PolicyOptions, determine,
@@ -91,6 +102,11 @@ pub use policy::{
 };
 pub use prescan::{Html5Encoding, encoding_from_html5_prescan, prescan_meta};
 pub use source::{Source, SourcedEncoding};
+pub use sql::{
+    MAX_STATEMENT_BYTES, SQL_CONNECTION_SCAN_LIMIT, SqlDeclaration, SqlDeclarationKind, SqlDialect,
+    SqlPlace, looks_like_sql, mysql_charset, postgresql_encoding, sql_charset, sql_declarations,
+};
+pub use survey::{ActualBytes, DocumentFormat, FileFacts, SURVEY_HEAD_LIMIT, Survey, survey};
 pub use suspect::{DEFAULT_SUSPECTS, Decoded, Suspect};
 pub use xml::{
     encoding_from_xml_declaration, encoding_from_xml_declarations, encoding_from_xml_document,

@@ -6,7 +6,11 @@
 //! 2. a byte order mark (`bom`);
 //! 3. what the bytes identify by their structure (`detected`: UTF-16/32 from the first
 //!    characters, or valid non-ASCII UTF-8; see `detect.rs`);
-//! 4. the document's own declarations: the XML declaration (`xml`), then `<meta>` (`meta`).
+//! 4. the document's own declarations: the XML declaration (`xml`), then `<meta>` (`meta`);
+//!    in a document that looks like a SQL dump (`sql.rs`), its connection statements instead
+//!    (`sql`: `SET NAMES`, `SET client_encoding`, ...; the last distinct one is the one in
+//!    force when the data is read), and no XML declaration or `<meta>` is looked for: those
+//!    would come from the data.
 //!
 //! When the bytes and an in-document declaration agree, the declaration is named as the
 //! source: it is what a saved copy relies on, and the bytes only confirmed it. A statistical
@@ -17,19 +21,23 @@
 //! disagreement between two sources is a `conflict` warning naming both sources, both labels
 //! with their canonical names, and the winner. A pure-ASCII body cannot disagree with an
 //! ASCII-compatible label. A charset given only by the HTTP header is a notice, because a copy
-//! saved without the header loses it.
+//! saved without the header loses it. A SQL `binary`/`SQL_ASCII` declares no encoding at
+//! all: a notice (`no-encoding`), and no claim.
 
 use serde::Serialize;
 
-use super::bom::{byte_order_mark_length, encoding_from_byte_order_mark};
+use super::bom::split_byte_order_mark;
 use super::content_type::encoding_from_content_type;
 use super::detect::{
-    ByteEvidence, DetectionMethod, detect_from_bytes, wide_unicode_from_first_chars,
+    ByteEvidence, DetectionMethod, detect_after_bom, wide_unicode_from_first_chars,
 };
 use super::http_message::HttpMessage;
-use super::labels::{KnownEncoding, labels_agree};
+use super::labels::{KnownEncoding, LabelMeaning, labels_agree};
 use super::meta::encoding_from_meta_element;
 use super::source::Source;
+use super::sql::{
+    SQL_CONNECTION_SCAN_LIMIT, SqlDeclaration, SqlPlace, looks_like_sql, sql_declarations,
+};
 use super::suspect::{DEFAULT_SUSPECTS, Suspect};
 use super::xml::encoding_from_xml_declarations;
 
@@ -69,6 +77,17 @@ pub enum Level {
     Notice,
 }
 
+impl Level {
+    /// The lowercase name used in reports and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+            Self::Notice => "notice",
+        }
+    }
+}
+
 /// What a diagnostic is about; serialises as the kebab-case code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -87,6 +106,27 @@ pub enum DiagnosticCode {
     GuessDiffers,
     /// The caller's fallback was used (notice).
     Assumed,
+    /// A SQL dump declares `binary` or `SQL_ASCII`: bytes as they come, no encoding (notice).
+    NoEncoding,
+    /// The file holds double-encoded characters ([`crate::charset::survey`] only; warning).
+    DoubleEncoded,
+}
+
+impl DiagnosticCode {
+    /// The kebab-case code used in reports and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Conflict => "conflict",
+            Self::CharsetOnlyInHeader => "charset-only-in-header",
+            Self::NoCharset => "no-charset",
+            Self::UnknownLabel => "unknown-label",
+            Self::NotDeclared => "not-declared",
+            Self::GuessDiffers => "guess-differs",
+            Self::Assumed => "assumed",
+            Self::NoEncoding => "no-encoding",
+            Self::DoubleEncoded => "double-encoded",
+        }
+    }
 }
 
 /// One finding about a document's encoding.
@@ -103,12 +143,112 @@ pub struct Diagnostic {
 /// One source's claim, as declared.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Declaration {
-    /// `protocol`, `bom`, `xml` or `meta`.
+    /// `protocol`, `bom`, `xml`, `meta` or `sql`.
     pub source: Source,
     /// The label as written (for a BOM, the encoding it marks).
     pub label: String,
-    /// The canonical name, or `None` if the label is unknown.
+    /// The canonical name, or `None` if the label is unknown or declares no encoding.
     pub encoding: Option<String>,
+    /// For `sql`: the statement, line and byte offset (serialised flat, as `statement`,
+    /// `line`, `offset`); absent otherwise.
+    #[serde(flatten)]
+    pub place: Option<SqlPlace>,
+}
+
+impl Declaration {
+    /// Where the declaration is, for a person: `HTTP header`, `byte order mark`, `XML
+    /// declaration`, `<meta>`, or the SQL statement and line (`SET NAMES, line 12`).
+    pub fn whereabouts(&self) -> String {
+        match (&self.place, self.source) {
+            (Some(place), _) => place.to_string(),
+            (None, Source::Protocol) => "HTTP header".to_owned(),
+            (None, Source::Bom) => "byte order mark".to_owned(),
+            (None, Source::Xml) => "XML declaration".to_owned(),
+            (None, Source::Meta) => "<meta>".to_owned(),
+            (None, other) => other.to_string(),
+        }
+    }
+}
+
+/// A declaration as found, with what its label means: the source decides how a label is
+/// read (`latin1` in `SET NAMES` is MySQL's name, `UTF8` PostgreSQL's).
+#[derive(Debug, Clone)]
+pub(crate) struct Gathered {
+    pub(crate) declaration: Declaration,
+    pub(crate) meaning: LabelMeaning,
+}
+
+impl Gathered {
+    /// A label read through the WHATWG table.
+    fn from_label(source: Source, label: String) -> Self {
+        let meaning = LabelMeaning::of_label(&label);
+        Self {
+            declaration: Declaration {
+                source,
+                encoding: meaning.encoding().map(|e| e.name().to_owned()),
+                label,
+                place: None,
+            },
+            meaning,
+        }
+    }
+
+    /// A SQL connection statement, read in its dialect.
+    pub(crate) fn from_sql(sql: SqlDeclaration) -> Self {
+        Self {
+            meaning: sql.meaning(),
+            declaration: Declaration {
+                source: Source::Sql,
+                label: sql.label,
+                encoding: sql.encoding,
+                place: Some(sql.place),
+            },
+        }
+    }
+
+    /// The claim, if the label names an encoding.
+    fn claim(&self) -> Option<Claim> {
+        Some(Claim {
+            source: self.declaration.source,
+            label: self.declaration.label.clone(),
+            encoding: self.meaning.encoding()?,
+            place: self.declaration.place.clone(),
+        })
+    }
+
+    /// The diagnostic for a label that names no encoding, if it does not.
+    pub(crate) fn ignored(&self) -> Option<Diagnostic> {
+        let declaration = &self.declaration;
+        match self.meaning {
+            LabelMeaning::Encoding(_) => None,
+            LabelMeaning::Unknown => Some(Diagnostic {
+                level: Level::Warning,
+                code: DiagnosticCode::UnknownLabel,
+                message: format!(
+                    "{} declares \"{}\"{}, which is not a known encoding label; it is ignored",
+                    declaration.source,
+                    declaration.label,
+                    sql_place_suffix(declaration.place.as_ref()),
+                ),
+            }),
+            LabelMeaning::Uninterpreted => Some(Diagnostic {
+                level: Level::Notice,
+                code: DiagnosticCode::NoEncoding,
+                message: format!(
+                    "{} declares \"{}\" ({}), which is no encoding: the server takes the bytes \
+                     as they come; it is ignored",
+                    declaration.source,
+                    declaration.label,
+                    declaration.whereabouts(),
+                ),
+            }),
+        }
+    }
+}
+
+/// ` (SET NAMES, line 12)`, or nothing.
+fn sql_place_suffix(place: Option<&SqlPlace>) -> String {
+    place.map(|place| format!(" ({place})")).unwrap_or_default()
 }
 
 /// The outcome of [`determine`].
@@ -146,6 +286,7 @@ struct Claim {
     source: Source,
     label: String,
     encoding: KnownEncoding,
+    place: Option<SqlPlace>,
 }
 
 impl Claim {
@@ -154,8 +295,13 @@ impl Claim {
     }
 
     fn describe(&self) -> String {
+        let place = self
+            .place
+            .as_ref()
+            .map(|place| format!("; {place}"))
+            .unwrap_or_default();
         format!(
-            "{} \"{}\" ({})",
+            "{} \"{}\" ({}{place})",
             self.source,
             self.label,
             self.encoding.name()
@@ -170,36 +316,20 @@ pub fn determine(
     content_type: Option<&[u8]>,
     options: &PolicyOptions,
 ) -> Determination {
-    let bom = encoding_from_byte_order_mark(document, DEFAULT_SUSPECTS)
+    let (bom, body) = split_byte_order_mark(document);
+    let mut gathered: Vec<Gathered> = header_declaration(content_type)
         .into_iter()
-        .next();
-    let body = bom.map_or(document, |bom| {
-        document
-            .get(byte_order_mark_length(document, bom)..)
-            .unwrap_or_default()
-    });
-    let declared = gather_declarations(document, content_type, bom, options);
-    let detected = detect_from_bytes(body);
-    let mut diagnostics = Vec::new();
-
-    let mut claims: Vec<Claim> = Vec::new();
-    for declaration in &declared {
-        match KnownEncoding::for_label(&declaration.label) {
-            Some(encoding) => claims.push(Claim {
-                source: declaration.source,
-                label: declaration.label.clone(),
-                encoding,
-            }),
-            None => diagnostics.push(Diagnostic {
-                level: Level::Warning,
-                code: DiagnosticCode::UnknownLabel,
-                message: format!(
-                    "{} declares \"{}\", which is not a known encoding label; it is ignored",
-                    declaration.source, declaration.label
-                ),
-            }),
-        }
+        .chain(bom_declaration(bom))
+        .collect();
+    if looks_like_sql(document) {
+        gathered.extend(sql_connection_declarations(document));
+    } else {
+        gathered.extend(markup_declarations(document, bom, options));
     }
+    let detected = detect_after_bom(body, bom);
+    let mut diagnostics: Vec<Diagnostic> = gathered.iter().filter_map(Gathered::ignored).collect();
+    let mut claims: Vec<Claim> = gathered.iter().filter_map(Gathered::claim).collect();
+    let declared: Vec<Declaration> = gathered.into_iter().map(|g| g.declaration).collect();
     if let Some(claim) = detected.as_ref().and_then(identified_claim) {
         let after_bom = claims
             .iter()
@@ -258,40 +388,51 @@ pub fn determine_http_message(message: &HttpMessage<'_>, options: &PolicyOptions
     determine(message.body, content_type.as_deref(), options)
 }
 
-fn gather_declarations(
+/// The HTTP header's `charset`, if it has one.
+pub(crate) fn header_declaration(content_type: Option<&[u8]>) -> Option<Gathered> {
+    let charset = encoding_from_content_type(content_type?)?;
+    Some(Gathered::from_label(Source::Protocol, charset))
+}
+
+/// The encoding a byte order mark marks.
+pub(crate) fn bom_declaration(bom: Option<Suspect>) -> Option<Gathered> {
+    Some(Gathered::from_label(Source::Bom, bom?.name().to_owned()))
+}
+
+/// The XML declaration (unless `options.xhtml` is off) and every `<meta>` in the first
+/// [`META_SCAN_LIMIT`] bytes, read in the encoding family of the BOM or first characters.
+pub(crate) fn markup_declarations(
     document: &[u8],
-    content_type: Option<&[u8]>,
     bom: Option<Suspect>,
     options: &PolicyOptions,
-) -> Vec<Declaration> {
-    let mut labels: Vec<(Source, String)> = Vec::new();
-    if let Some(charset) = content_type.and_then(encoding_from_content_type) {
-        labels.push((Source::Protocol, charset));
-    }
-    if let Some(bom) = bom {
-        labels.push((Source::Bom, bom.name().to_owned()));
-    }
+) -> Vec<Gathered> {
+    let mut found = Vec::new();
     if options.xhtml
         && let Some(xml) = encoding_from_xml_declarations(document, DEFAULT_SUSPECTS)
             .into_iter()
             .next()
     {
-        labels.push((Source::Xml, xml));
+        found.push(Gathered::from_label(Source::Xml, xml));
     }
     let reading = bom
         .or_else(|| wide_unicode_from_first_chars(document))
         .unwrap_or(Suspect::Iso8859_1);
     let head = document.get(..META_SCAN_LIMIT).unwrap_or(document);
     for meta in encoding_from_meta_element(head, reading) {
-        labels.push((Source::Meta, meta));
+        found.push(Gathered::from_label(Source::Meta, meta));
     }
-    labels
+    found
+}
+
+/// The connection statements of a SQL dump (`SET NAMES` and the like), from its head.
+pub(crate) fn sql_connection_declarations(document: &[u8]) -> Vec<Gathered> {
+    let head = document
+        .get(..SQL_CONNECTION_SCAN_LIMIT)
+        .unwrap_or(document);
+    sql_declarations(head)
         .into_iter()
-        .map(|(source, label)| Declaration {
-            encoding: KnownEncoding::for_label(&label).map(|e| e.name().to_owned()),
-            source,
-            label,
-        })
+        .filter(|sql| sql.place.kind.is_connection())
+        .map(Gathered::from_sql)
         .collect()
 }
 
@@ -305,6 +446,7 @@ fn identified_claim(evidence: &ByteEvidence) -> Option<Claim> {
         source: Source::Detected,
         encoding: KnownEncoding::for_label(&label)?,
         label,
+        place: None,
     })
 }
 
@@ -314,17 +456,22 @@ fn assumed_claim(label: Option<&str>) -> Option<Claim> {
         source: Source::Assumed,
         encoding: KnownEncoding::for_label(label)?,
         label: label.to_owned(),
+        place: None,
     })
 }
 
 /// Header, then BOM; then the bytes, unless an in-document declaration agrees with them (it is
-/// then named instead); then the XML declaration, then the first `<meta>`.
+/// then named instead); then the XML declaration, then the first `<meta>`, then the last SQL
+/// connection statement (the one in force when the data is read).
 fn choose_winner(claims: &[Claim]) -> Option<&Claim> {
     let first_from = |source: Source| claims.iter().find(|c| c.source == source);
     if let Some(transport) = first_from(Source::Protocol).or_else(|| first_from(Source::Bom)) {
         return Some(transport);
     }
-    let in_document = first_from(Source::Xml).or_else(|| first_from(Source::Meta));
+    let last_sql = || claims.iter().rfind(|c| c.source == Source::Sql);
+    let in_document = first_from(Source::Xml)
+        .or_else(|| first_from(Source::Meta))
+        .or_else(last_sql);
     match (first_from(Source::Detected), in_document) {
         (Some(bytes), Some(declared)) if bytes.agrees_with(declared) => Some(declared),
         (Some(bytes), _) => Some(bytes),
@@ -581,6 +728,96 @@ mod tests {
             (Some(Source::Protocol), Some("UTF-8"))
         );
         assert_eq!(codes(&found), [DiagnosticCode::CharsetOnlyInHeader]);
+    }
+
+    #[test]
+    fn a_dump_declares_through_its_connection_statements() {
+        let dump = "-- MySQL dump\n/*!40101 SET NAMES utf8 */;\n/*!50503 SET NAMES utf8mb4 */;\n\
+            INSERT INTO t VALUES ('<meta charset=koi8-r>','\u{E4}');\n";
+        let found = determine(dump.as_bytes(), None, &PolicyOptions::default());
+        assert_eq!(
+            (
+                found.source,
+                found.encoding.as_deref(),
+                found.label.as_deref()
+            ),
+            (Some(Source::Sql), Some("UTF-8"), Some("utf8mb4"))
+        );
+        assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+        assert_eq!(found.declared.len(), 2);
+        let json = serde_json::to_value(&found).unwrap_or_default();
+        assert_eq!(json["declared"][1]["statement"], "set-names");
+        assert_eq!(json["declared"][1]["line"], 3);
+        assert!(json["declared"][0].get("offset").is_some());
+        assert!(json["detected"].get("confidence").is_none());
+
+        let wrong = "SET NAMES latin1;\nINSERT INTO t VALUES ('\u{E4}');\n";
+        let found = determine(wrong.as_bytes(), None, &PolicyOptions::default());
+        assert_eq!(
+            (found.source, found.encoding.as_deref()),
+            (Some(Source::Detected), Some("UTF-8"))
+        );
+        assert_eq!(codes(&found), [DiagnosticCode::Conflict]);
+        assert_eq!(
+            found.diagnostics[0].message,
+            "detected \"UTF-8\" (UTF-8) disagrees with sql \"latin1\" (windows-1252; SET NAMES, \
+             line 1); detected wins: UTF-8"
+        );
+    }
+
+    #[test]
+    fn sql_ascii_declares_no_encoding() {
+        let dump = b"SET client_encoding = 'SQL_ASCII';\nCOPY t (a) FROM stdin;\nplain\n\\.\n";
+        let found = determine(dump, None, &PolicyOptions::default());
+        assert_eq!(found.encoding, None);
+        assert_eq!(
+            codes(&found),
+            [DiagnosticCode::NoEncoding, DiagnosticCode::NoCharset]
+        );
+        assert!(
+            found.diagnostics[0]
+                .message
+                .contains("\"SQL_ASCII\" (SET client_encoding, line 1)"),
+            "{:?}",
+            found.diagnostics
+        );
+    }
+
+    #[test]
+    fn a_utf16_bom_before_plain_text_is_not_contradicted_by_ascii_bytes() {
+        let document: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("Hello".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let found = determine(&document, None, &PolicyOptions::default());
+        assert_eq!(
+            (found.source, found.encoding.as_deref()),
+            (Some(Source::Bom), Some("UTF-16LE"))
+        );
+        assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    }
+
+    #[test]
+    fn names_are_what_serde_writes() {
+        use DiagnosticCode::*;
+        for code in [
+            Conflict,
+            CharsetOnlyInHeader,
+            NoCharset,
+            UnknownLabel,
+            NotDeclared,
+            GuessDiffers,
+            Assumed,
+            NoEncoding,
+            DoubleEncoded,
+        ] {
+            let json = serde_json::to_string(&code).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", code.as_str()));
+        }
+        for level in [Level::Error, Level::Warning, Level::Notice] {
+            let json = serde_json::to_string(&level).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", level.as_str()));
+        }
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! HTML::Encoding's document-level routines return, in list context, a pair: the *source* of
 //! the answer and the encodings found there. The source matters as much as the name: a
 //! charset from the HTTP header is lost when the file is saved, a BOM is not, and a default
-//! is no evidence at all. [`SourcedEncoding`] is that pair; [`Source`] also has the two
-//! sources only the policy uses (`detected` from the bytes, `assumed` at the user's request).
+//! is no evidence at all. [`SourcedEncoding`] is that pair; [`Source`] also has the three
+//! sources only the policy uses (`sql` from a dump's `SET NAMES` and the like, `detected` from
+//! the bytes, `assumed` at the user's request).
 
 use std::fmt;
 
@@ -22,6 +23,9 @@ pub enum Source {
     Xml,
     /// A `<meta>` element (`http-equiv=Content-Type` or HTML5 `charset`).
     Meta,
+    /// A SQL dump's connection statement (`SET NAMES`, `SET client_encoding`, ...); only the
+    /// policy produces it, and only for a document that looks like a SQL dump.
+    Sql,
     /// The bytes themselves (valid UTF-8, UTF-16/32 structure); only the policy produces it.
     Detected,
     /// The default fallback for the document type (ISO-8859-1 for HTML, UTF-8 for XML).
@@ -40,6 +44,7 @@ impl Source {
             Self::Bom => "bom",
             Self::Xml => "xml",
             Self::Meta => "meta",
+            Self::Sql => "sql",
             Self::Detected => "detected",
             Self::Default => "default",
             Self::ProtocolDefault => "protocol_default",
@@ -94,6 +99,7 @@ mod tests {
             Source::Bom,
             Source::Xml,
             Source::Meta,
+            Source::Sql,
             Source::Detected,
             Source::Default,
             Source::ProtocolDefault,

@@ -129,6 +129,14 @@ impl Suspect {
         }
     }
 
+    /// Whether this is UTF-16 or UTF-32, in which ASCII text is not ASCII bytes.
+    pub fn is_wide_unicode(self) -> bool {
+        matches!(
+            self.normalized(),
+            Self::Utf16Le | Self::Utf16Be | Self::Utf32Le | Self::Utf32Be
+        )
+    }
+
     /// The byte order mark: U+FEFF in this encoding, if it can encode it.
     pub fn byte_order_mark(self) -> Option<Vec<u8>> {
         self.encode_char('\u{FEFF}')

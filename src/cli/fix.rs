@@ -1,80 +1,209 @@
-//! `undouble fix`: repairs inputs to standard output, to a file, or in place.
+//! `undouble fix`: repairs inputs to standard output, to a file, in place, or into a mirror of
+//! the input tree.
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-use super::{Outcome, inputs};
+use clap::Args;
+use rayon::prelude::*;
+
+use super::inputs::{FILE_WINDOW, Prepared, Selection};
+use super::{Detection, Outcome};
 use crate::Error;
-use crate::engine::{self, Input};
+use crate::audit::{AuditLevel, AuditLog};
+use crate::engine::walk::Found;
+use crate::engine::{self, Input, Written};
 use crate::mojibake::{Counts, Scanner};
 use crate::report;
 
-fn tell(quiet: bool, scanner: &Scanner, name: &str, counts: &Counts, what: &str) {
-    if !quiet {
-        let readings = scanner.readings();
-        eprint!("{what}{}", report::counts_text(readings, name, counts, 5));
-    }
+#[derive(Args, Clone, Debug)]
+pub(crate) struct FixArgs {
+    #[command(flatten)]
+    selection: Selection,
+    /// Write the repaired text to this file (one input only), atomically.
+    #[arg(short, long, conflicts_with_all = ["in_place", "output_dir"])]
+    output: Option<PathBuf>,
+    /// Replace each file by its repaired version (atomically, only when something changed).
+    #[arg(long, conflicts_with = "output_dir")]
+    in_place: bool,
+    /// With --in-place, keep each original beside it under its name plus this suffix.
+    #[arg(long, requires = "in_place", value_name = "SUFFIX")]
+    backup: Option<String>,
+    /// Write every repaired file under this directory, mirroring the input tree.
+    #[arg(long, value_name = "DIR")]
+    output_dir: Option<PathBuf>,
+    /// Tell what would be repaired; write nothing.
+    #[arg(long, conflicts_with = "audit")]
+    dry_run: bool,
+    /// Log every change to this JSON Lines file (which must not exist yet), so that `undo`
+    /// can take the fix back. Audited files are read one after the other.
+    #[arg(long, value_name = "FILE", conflicts_with = "backup")]
+    audit: Option<PathBuf>,
+    /// What the audit log holds: every change, or a summary per file and sequence.
+    #[arg(long, value_enum, default_value_t = AuditLevel::Full, requires = "audit")]
+    audit_level: AuditLevel,
+    #[command(flatten)]
+    detection: Detection,
 }
 
-pub(crate) fn run(
-    paths: &[PathBuf],
-    output: Option<&Path>,
-    in_place: bool,
-    quiet: bool,
-    scanner: &Scanner,
-) -> Outcome {
+/// Where one input's repair goes.
+enum Destination {
+    Stdout,
+    Path(PathBuf),
+    Nowhere,
+}
+
+/// What became of one input.
+enum Fixed {
+    Done(Counts, Written),
+    SkippedBinary,
+    Failed(Error),
+}
+
+pub(crate) fn run(args: &FixArgs) -> Outcome {
     let mut outcome = Outcome::default();
-    let inputs = inputs(paths);
-    if in_place {
-        for input in &inputs {
-            let Input::File(path) = input else {
-                outcome.error(&Error::Usage(
-                    "--in-place needs files, not standard input".into(),
-                ));
-                continue;
-            };
-            let name = path.display().to_string();
-            match engine::fix_in_place(scanner, path) {
-                Ok((counts, replaced)) => {
-                    outcome.found |= replaced;
-                    let what = if replaced { "rewrote " } else { "unchanged " };
-                    tell(quiet, scanner, &name, &counts, what);
-                }
-                Err(error) => outcome.error(&error),
-            }
-        }
-        return outcome;
-    }
-    if inputs.len() > 1 {
+    let scanner = match args.detection.scanner() {
+        Ok(scanner) => scanner,
+        Err(error) => return Outcome::failed(&error),
+    };
+    let prepared = match args.selection.prepare(&mut outcome) {
+        Ok(prepared) => prepared,
+        Err(error) => return Outcome::failed(&error),
+    };
+    let single_output = !args.in_place && args.output_dir.is_none() && !args.dry_run;
+    if single_output && prepared.found.len() > 1 {
         outcome.error(&Error::Usage(
-            "several inputs need --in-place (one output cannot hold them apart)".into(),
+            "several inputs need --in-place or --output-dir (one output cannot hold them apart)"
+                .into(),
         ));
         return outcome;
     }
-    for input in &inputs {
-        let name = input.display_path().display().to_string();
-        let result = match output {
-            Some(path) => std::fs::File::create(path)
-                .map_err(|source| Error::Write {
-                    path: path.to_path_buf(),
-                    source,
-                })
-                .and_then(|file| {
-                    let out = io::BufWriter::with_capacity(1 << 20, file);
-                    engine::fix_input(scanner, input, out, path)
-                }),
-            None => {
-                let out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-                engine::fix_input(scanner, input, out, Path::new("<stdout>"))
+    let audit = match &args.audit {
+        None => None,
+        Some(path) => {
+            let command_line = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
+            match AuditLog::create(path, &scanner, args.audit_level, command_line) {
+                Ok(log) => Some(Mutex::new(log)),
+                Err(error) => return Outcome::failed(&error),
             }
+        }
+    };
+    for window in prepared.found.chunks(FILE_WINDOW) {
+        let fix = |found| fix_one(args, &scanner, &prepared, found, audit.as_ref());
+        let results: Vec<Fixed> = match audit {
+            // The log is one stream, in input order: audited files go one after the other.
+            Some(_) => window.iter().map(fix).collect(),
+            None => prepared
+                .pool
+                .install(|| window.par_iter().map(fix).collect()),
         };
-        match result {
-            Ok(counts) => {
-                outcome.found |= counts.double_encoded > 0;
-                tell(quiet, scanner, &name, &counts, "");
+        for (found, result) in window.iter().zip(results) {
+            let name = found.input.display_path().display().to_string();
+            match result {
+                Fixed::Done(counts, written) => {
+                    outcome.found |= counts.double_encoded > 0;
+                    if !args.selection.quiet {
+                        let what = match (args.dry_run, written) {
+                            (true, _) if counts.double_encoded > 0 => "would repair ",
+                            (true, _) => "nothing to repair in ",
+                            (false, Written::Unchanged) => "unchanged ",
+                            (false, Written::Replaced) => "",
+                        };
+                        let readings = scanner.readings();
+                        eprint!("{what}{}", report::counts_text(readings, &name, &counts, 5));
+                    }
+                }
+                Fixed::SkippedBinary => {
+                    if !args.selection.quiet {
+                        eprintln!("{name}: skipped (looks binary; --binary repairs it)");
+                    }
+                }
+                Fixed::Failed(error) => outcome.error(&error),
             }
-            Err(error) => outcome.error(&error),
+        }
+    }
+    prepared.finish();
+    if let Some(log) = audit {
+        let finished = log
+            .into_inner()
+            .map_err(|_| Error::Usage("the audit log was poisoned by a crash".into()))
+            .and_then(AuditLog::finish);
+        if let Err(error) = finished {
+            outcome.error(&error);
         }
     }
     outcome
+}
+
+fn destination(args: &FixArgs, found: &Found) -> Result<Destination, Error> {
+    if args.dry_run {
+        return Ok(Destination::Nowhere);
+    }
+    if let Some(dir) = &args.output_dir {
+        return Ok(Destination::Path(dir.join(found.relative_path())));
+    }
+    if let Some(output) = &args.output {
+        return Ok(Destination::Path(output.clone()));
+    }
+    match (&found.input, args.in_place) {
+        (Input::File(path), true) => Ok(Destination::Path(path.clone())),
+        (Input::Stdin, true) => Err(Error::Usage(
+            "--in-place needs files, not standard input".into(),
+        )),
+        (_, false) => Ok(Destination::Stdout),
+    }
+}
+
+fn fix_one(
+    args: &FixArgs,
+    scanner: &Scanner,
+    prepared: &Prepared,
+    found: &Found,
+    audit: Option<&Mutex<AuditLog>>,
+) -> Fixed {
+    prepared.show(&found.input);
+    match prepared.is_skipped_binary(&found.input) {
+        Ok(true) => return Fixed::SkippedBinary,
+        Ok(false) => {}
+        Err(error) => return Fixed::Failed(error),
+    }
+    let mut log = match audit.map(Mutex::lock) {
+        None => None,
+        Some(Ok(log)) => Some(log),
+        Some(Err(_)) => return Fixed::Failed(Error::Usage("the audit log was poisoned".into())),
+    };
+    let input = &found.input;
+    let result = destination(args, found).and_then(|destination| match destination {
+        Destination::Nowhere => engine::scan_input(scanner, input, &prepared.engine)
+            .map(|counts| (counts, Written::Unchanged)),
+        Destination::Stdout => {
+            let out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
+            let stdout = Path::new("<stdout>");
+            match log.as_deref_mut() {
+                Some(log) => log.fix_input(input, out, stdout),
+                None => engine::fix_input(scanner, input, out, stdout, &prepared.engine),
+            }
+            .map(|counts| (counts, Written::Replaced))
+        }
+        Destination::Path(target) => {
+            if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(|source| Error::Write {
+                    path: parent.to_path_buf(),
+                    source,
+                })?;
+            }
+            match log.as_deref_mut() {
+                Some(log) => log.fix_to_path(input, &target),
+                None => {
+                    let backup = args.backup.as_deref();
+                    engine::fix_to_path(scanner, input, &target, backup, &prepared.engine)
+                }
+            }
+        }
+    });
+    match result {
+        Ok((counts, written)) => Fixed::Done(counts, written),
+        Err(error) => Fixed::Failed(error),
+    }
 }

@@ -4,8 +4,12 @@
 //! Exit codes follow grep: 0 nothing found, 1 double encoding found (or, for `fix`, repaired),
 //! 2 an error (which wins over 1).
 
+mod detect;
+mod explain;
 mod fix;
+mod inputs;
 mod scan;
+mod undo;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,9 +17,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::Error;
-use crate::engine::Input;
-use crate::mojibake::{Readings, Scanner, Strictness, codepage, explain};
-use crate::report;
+use crate::mojibake::{Readings, Scanner, Strictness, codepage};
 
 #[derive(Parser)]
 #[command(
@@ -30,47 +32,28 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Count double-encoded text in files (or standard input); change nothing.
-    Scan {
-        /// Files to scan; none, or `-`, reads standard input.
-        paths: Vec<PathBuf>,
-        /// One JSON object per file and one for the totals (JSON Lines).
-        #[arg(long)]
-        json: bool,
-        /// How many distinct sequences to list per file.
-        #[arg(long, default_value_t = report::TOP_SEQUENCES)]
-        top: usize,
-        #[command(flatten)]
-        detection: Detection,
-    },
-    /// Repair double-encoded text: to standard output, to `-o FILE`, or in place.
-    Fix {
-        /// Files to repair; none, or `-`, reads standard input.
-        paths: Vec<PathBuf>,
-        /// Write the repaired text here (one input only).
-        #[arg(short, long, conflicts_with = "in_place")]
-        output: Option<PathBuf>,
-        /// Replace each file by its repaired version (atomically, only when something changed).
-        #[arg(long)]
-        in_place: bool,
-        /// Say nothing on standard error.
-        #[arg(short, long)]
-        quiet: bool,
-        #[command(flatten)]
-        detection: Detection,
-    },
+    /// Count double-encoded text in files, directories (or standard input); change nothing.
+    Scan(scan::ScanArgs),
+    /// Repair double-encoded text: to standard output, to `-o FILE`, in place, or to a mirror
+    /// of the input tree.
+    Fix(fix::FixArgs),
     /// Show how a text was garbled, what the rule makes of each sequence, and the repair.
-    Explain {
-        /// The text to explain (several arguments are joined by spaces).
-        #[arg(required = true)]
-        text: Vec<String>,
-        #[command(flatten)]
-        detection: Detection,
+    Explain(explain::ExplainArgs),
+    /// Tell which encoding documents declare and use, and where the sources disagree.
+    Detect(detect::DetectArgs),
+    /// Restore every file an audit log says `fix` rewrote to its exact original bytes.
+    Undo {
+        /// The audit log `fix --audit` wrote.
+        audit: PathBuf,
+        /// Check that every file can be restored; change nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
-#[derive(Args)]
-struct Detection {
+/// How text is judged: shared by every command that scans.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct Detection {
     /// How much evidence a sequence needs before it is repaired.
     #[arg(long, value_enum, default_value_t = Strictness::Balanced)]
     strictness: Strictness,
@@ -80,7 +63,7 @@ struct Detection {
 }
 
 impl Detection {
-    fn scanner(&self) -> Result<Scanner, Error> {
+    pub(crate) fn scanner(&self) -> Result<Scanner, Error> {
         let mut pages = Vec::new();
         for name in &self.readings {
             let page = codepage::by_name(name).ok_or_else(|| {
@@ -90,14 +73,6 @@ impl Detection {
         }
         let readings = Readings::new(&pages).map_err(|e| Error::Usage(e.to_string()))?;
         Ok(Scanner::new(readings, self.strictness))
-    }
-}
-
-pub(crate) fn inputs(paths: &[PathBuf]) -> Vec<Input> {
-    if paths.is_empty() {
-        vec![Input::Stdin]
-    } else {
-        paths.iter().map(|p| Input::from_arg(p)).collect()
     }
 }
 
@@ -117,6 +92,13 @@ impl Outcome {
         }
     }
 
+    /// The outcome of a command that could not start.
+    pub(crate) fn failed(error: &Error) -> Outcome {
+        let mut outcome = Outcome::default();
+        outcome.error(error);
+        outcome
+    }
+
     pub(crate) fn error(&mut self, error: &Error) {
         eprintln!("undouble: {error}");
         self.errors = true;
@@ -125,39 +107,12 @@ impl Outcome {
 
 /// Parses the command line and runs the command.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let detection = match &cli.command {
-        Command::Scan { detection, .. }
-        | Command::Fix { detection, .. }
-        | Command::Explain { detection, .. } => detection,
-    };
-    let scanner = match detection.scanner() {
-        Ok(scanner) => scanner,
-        Err(error) => {
-            let mut outcome = Outcome::default();
-            outcome.error(&error);
-            return outcome.exit_code();
-        }
-    };
-    let outcome = match &cli.command {
-        Command::Scan {
-            paths, json, top, ..
-        } => scan::run(paths, *json, *top, &scanner),
-        Command::Fix {
-            paths,
-            output,
-            in_place,
-            quiet,
-            ..
-        } => fix::run(paths, output.as_deref(), *in_place, *quiet, &scanner),
-        Command::Explain { text, .. } => {
-            let explanation = explain::explain(&scanner, text.join(" ").as_bytes());
-            print!("{explanation}");
-            Outcome {
-                found: explanation.repaired_chars() > 0,
-                errors: false,
-            }
-        }
+    let outcome = match Cli::parse().command {
+        Command::Scan(args) => scan::run(&args),
+        Command::Fix(args) => fix::run(&args),
+        Command::Explain(args) => explain::run(&args),
+        Command::Detect(args) => detect::run(&args),
+        Command::Undo { audit, dry_run } => undo::run(&audit, dry_run),
     };
     outcome.exit_code()
 }

@@ -1,50 +1,117 @@
 //! `undouble scan`: counts double-encoded text per input and in total; changes nothing.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 
-use super::{Outcome, inputs};
+use clap::Args;
+use rayon::prelude::*;
+
+use super::inputs::{FILE_WINDOW, Selection};
+use super::{Detection, Outcome};
+use crate::Error;
 use crate::engine;
-use crate::mojibake::{Counts, Scanner};
+use crate::mojibake::Counts;
 use crate::report;
 
-pub(crate) fn run(paths: &[PathBuf], json: bool, top: usize, scanner: &Scanner) -> Outcome {
+#[derive(Args, Clone, Debug)]
+pub(crate) struct ScanArgs {
+    #[command(flatten)]
+    selection: Selection,
+    /// One JSON object per file and one for the totals (JSON Lines).
+    #[arg(long)]
+    json: bool,
+    /// How many distinct sequences to list per file.
+    #[arg(long, default_value_t = report::TOP_SEQUENCES)]
+    top: usize,
+    #[command(flatten)]
+    detection: Detection,
+}
+
+/// What became of one input.
+enum Scanned {
+    Counts(Counts),
+    SkippedBinary,
+    Failed(Error),
+}
+
+pub(crate) fn run(args: &ScanArgs) -> Outcome {
     let mut outcome = Outcome::default();
-    let mut total = Counts::default();
-    let mut files = 0u64;
+    let scanner = match args.detection.scanner() {
+        Ok(scanner) => scanner,
+        Err(error) => return Outcome::failed(&error),
+    };
+    let prepared = match args.selection.prepare(&mut outcome) {
+        Ok(prepared) => prepared,
+        Err(error) => return Outcome::failed(&error),
+    };
     let readings = scanner.readings();
+    let mut total = Counts::default();
+    let (mut files, mut skipped) = (0u64, 0u64);
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    for input in inputs(paths) {
-        let name = input.display_path().display().to_string();
-        match engine::scan_input(scanner, &input) {
-            Ok(counts) => {
-                files += 1;
-                outcome.found |= counts.double_encoded > 0;
-                let line = if json {
-                    let body = report::counts_json(readings, &counts, top);
-                    format!("{}\n", report::record("file", Some(&name), body))
-                } else {
-                    report::counts_text(readings, &name, &counts, top)
-                };
-                let _ = out.write_all(line.as_bytes());
-                total.merge(counts);
-            }
-            Err(error) => {
-                if json {
-                    let body = serde_json::json!({ "message": error.to_string() });
-                    let _ = writeln!(out, "{}", report::record("error", Some(&name), body));
+    for window in prepared.found.chunks(FILE_WINDOW) {
+        let results: Vec<Scanned> = prepared.pool.install(|| {
+            window
+                .par_iter()
+                .map(|found| {
+                    prepared.show(&found.input);
+                    match prepared.is_skipped_binary(&found.input) {
+                        Ok(true) => Scanned::SkippedBinary,
+                        Ok(false) => {
+                            match engine::scan_input(&scanner, &found.input, &prepared.engine) {
+                                Ok(counts) => Scanned::Counts(counts),
+                                Err(error) => Scanned::Failed(error),
+                            }
+                        }
+                        Err(error) => Scanned::Failed(error),
+                    }
+                })
+                .collect()
+        });
+        for (found, result) in window.iter().zip(results) {
+            let name = found.input.display_path().display().to_string();
+            let line = match result {
+                Scanned::Counts(counts) => {
+                    files += 1;
+                    outcome.found |= counts.double_encoded > 0;
+                    let line = if args.json {
+                        let body = report::counts_json(readings, &counts, args.top);
+                        format!("{}\n", report::record("file", Some(&name), body))
+                    } else {
+                        report::counts_text(readings, &name, &counts, args.top)
+                    };
+                    total.merge(counts);
+                    line
                 }
-                outcome.error(&error);
-            }
+                Scanned::SkippedBinary => {
+                    skipped += 1;
+                    if args.json {
+                        let body = serde_json::json!({ "reason": "binary" });
+                        format!("{}\n", report::record("skipped", Some(&name), body))
+                    } else {
+                        format!("{name}: skipped (looks binary; --binary scans it)\n")
+                    }
+                }
+                Scanned::Failed(error) => {
+                    outcome.error(&error);
+                    if !args.json {
+                        continue;
+                    }
+                    let body = serde_json::json!({ "message": error.to_string() });
+                    format!("{}\n", report::record("error", Some(&name), body))
+                }
+            };
+            let _ = out.write_all(line.as_bytes());
         }
     }
-    let line = if json {
-        let mut body = report::counts_json(readings, &total, top);
+    prepared.finish();
+    let line = if args.json {
+        let mut body = report::counts_json(readings, &total, args.top);
         body["files"] = files.into();
+        body["skipped"] = skipped.into();
         format!("{}\n", report::record("total", None, body))
-    } else if files > 1 {
-        report::counts_text(readings, &format!("total ({files} files)"), &total, top)
+    } else if files + skipped > 1 {
+        let name = format!("total ({files} files, {skipped} skipped)");
+        report::counts_text(readings, &name, &total, args.top)
     } else {
         String::new()
     };

@@ -1,19 +1,29 @@
 //! From inputs to results: opens files (or standard input), feeds them through the scanner in
 //! blocks, and collects counts or writes the repaired bytes.
 //!
-//! This is the sequential engine: one input at a time, one block at a time, memory bounded by
-//! the block size.
+//! A memory-mapped file is cut into blocks once ([`blocks`]), the blocks are scanned in
+//! parallel with `rayon` a window at a time, and their results are consumed in input order, so
+//! memory stays at a few blocks whatever the file's size, and every count, offset and byte of
+//! output is the same whatever the number of threads: the blocks, and so the scanner's
+//! context, never depend on it. Standard input and pipes are read in the same blocks, one after
+//! the other.
 
 pub mod blocks;
+pub mod replace;
+pub mod walk;
 
 use std::convert::Infallible;
 use std::fs::File;
 use std::io::{self, Read, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::mojibake::counts::CountingSink;
 use crate::mojibake::{Counts, Readings, RepairWriter, Run, Scanner, Sink};
+use replace::Replacement;
 
 /// Where bytes come from: a file, or standard input (`-`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,8 +49,9 @@ impl Input {
         }
     }
 
-    /// Opens the input: a non-empty regular file is memory-mapped, anything else is read.
-    fn open(&self) -> Result<Source, Error> {
+    /// Opens the input: a non-empty regular file is memory-mapped unless `mmap` is false,
+    /// anything else is read.
+    fn open(&self, mmap: bool) -> Result<Source, Error> {
         let path = match self {
             Input::Stdin => return Ok(Source::Reader(Box::new(io::stdin().lock()))),
             Input::File(path) => path,
@@ -51,46 +62,135 @@ impl Input {
         };
         let file = File::open(path).map_err(open_error)?;
         let metadata = file.metadata().map_err(open_error)?;
-        if !metadata.is_file() || metadata.len() == 0 {
+        if !metadata.is_file() {
             return Ok(Source::Reader(Box::new(file)));
+        }
+        if !mmap || metadata.len() == 0 {
+            let len = metadata.len();
+            return Ok(Source::File { file, len });
         }
         // SAFETY: the map is only ever read. If another process changes the file while it is
         // mapped, the bytes we read may mix old and new content (what a concurrent `read`
-        // would also give); if it truncates the file, touching a page past the new end raises
-        // SIGBUS and the process dies. `fix` writes to a temporary file and renames it over the
-        // target only after a complete, synced write, so such a death leaves every target
-        // either untouched or completely written, never half-written.
+        // would also give). If it truncates the file, touching a page past the new end raises
+        // SIGBUS: every block checks the file's length before it is read and reports a
+        // truncation as an error naming the file, which leaves only the moment between that
+        // check and the read, where the process dies. `fix` writes to a temporary file and
+        // renames it over its target only after a complete, synced write, so even then every
+        // target is either untouched or completely written, never half-written.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(open_error)?;
         // Only a hint to the kernel's read-ahead: failing to give it changes nothing.
         let _ = map.advise(memmap2::Advice::Sequential);
-        Ok(Source::Map(map))
+        Ok(Source::Map { map, file })
     }
+}
 
-    /// Calls `each` with every block of the input and its offset.
-    fn for_each_block(
-        &self,
-        readings: &Readings,
-        mut each: impl FnMut(&[u8], u64) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        match self.open()? {
-            Source::Map(map) => blocks::for_each_block_in(&map, readings, blocks::BLOCK_SIZE, each),
-            Source::Reader(reader) => {
-                for_each_block_of(reader, &self.display_path(), readings, &mut each)
-            }
+/// How inputs are read and what is reported while they are.
+#[derive(Clone, Debug)]
+pub struct EngineOptions {
+    /// Memory-map regular files (the default); `false` reads them like a pipe.
+    pub mmap: bool,
+    /// Advanced by the number of bytes done, as blocks are finished.
+    pub progress: Option<indicatif::ProgressBar>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> EngineOptions {
+        EngineOptions {
+            mmap: true,
+            progress: None,
         }
     }
 }
 
 /// An opened input.
 enum Source {
-    Map(memmap2::Mmap),
+    Map {
+        map: memmap2::Mmap,
+        file: File,
+    },
+    /// A regular file read, not mapped, and its length when it was opened.
+    File {
+        file: File,
+        len: u64,
+    },
     Reader(Box<dyn Read>),
 }
 
-fn for_each_block_of<R: Read>(
-    reader: R,
-    path: &Path,
+/// Runs `process` on every block of `input` (in parallel when the input is mapped) and hands
+/// each result to `consume` in input order, with the block and its offset.
+fn for_each_block<T: Send>(
+    input: &Input,
     readings: &Readings,
+    options: &EngineOptions,
+    process: impl Fn(&[u8], u64) -> Result<T, Error> + Sync,
+    mut consume: impl FnMut(&[u8], u64, T) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let path = input.display_path();
+    let done = |bytes: usize| {
+        if let Some(progress) = &options.progress {
+            progress.inc(bytes as u64);
+        }
+    };
+    match input.open(options.mmap)? {
+        Source::Map { map, file } => {
+            let ranges = block_ranges(&map, readings);
+            // A window of a few blocks per thread keeps every thread busy and bounds memory.
+            let window = 2 * rayon::current_num_threads().max(1);
+            for ranges in ranges.chunks(window) {
+                let results: Vec<T> = ranges
+                    .par_iter()
+                    .map(|range| {
+                        still_there(&file, &path, range.end)?;
+                        process(&map[range.clone()], range.start as u64)
+                    })
+                    .collect::<Result<_, Error>>()?;
+                for (range, result) in ranges.iter().zip(results) {
+                    consume(&map[range.clone()], range.start as u64, result)?;
+                    done(range.len());
+                }
+                let (start, end) = (ranges[0].start, ranges[ranges.len() - 1].end);
+                // SAFETY: the map is a read-only, file-backed mapping, so dropping its pages
+                // loses nothing: a page touched again is read back from the file. None of these
+                // is touched again; dropping them keeps the resident memory at one window
+                // instead of the whole file. A failure only means they stay resident.
+                let _ = unsafe {
+                    map.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        start,
+                        end - start,
+                    )
+                };
+            }
+            Ok(())
+        }
+        Source::File { file, len } => {
+            let mut read = 0u64;
+            read_blocks(file, readings, &path, |block, base| {
+                read += block.len() as u64;
+                let result = process(block, base)?;
+                consume(block, base, result)?;
+                done(block.len());
+                Ok(())
+            })?;
+            // A file that ends early was truncated while it was read.
+            match read < len {
+                true => Err(Error::Truncated { path, len: read }),
+                false => Ok(()),
+            }
+        }
+        Source::Reader(reader) => read_blocks(reader, readings, &path, |block, base| {
+            let result = process(block, base)?;
+            consume(block, base, result)?;
+            done(block.len());
+            Ok(())
+        }),
+    }
+}
+
+fn read_blocks<R: Read>(
+    reader: R,
+    readings: &Readings,
+    path: &Path,
     each: impl FnMut(&[u8], u64) -> Result<(), Error>,
 ) -> Result<(), Error> {
     blocks::for_each_block_read(
@@ -104,6 +204,37 @@ fn for_each_block_of<R: Read>(
             source,
         },
     )
+}
+
+/// The blocks of a mapped file, cut as [`blocks::for_each_block_in`] cuts them.
+fn block_ranges(input: &[u8], readings: &Readings) -> Vec<Range<usize>> {
+    let mut ranges = Vec::with_capacity(input.len() / blocks::BLOCK_SIZE + 1);
+    let Ok(()) = blocks::for_each_block_in(input, readings, blocks::BLOCK_SIZE, |block, at| {
+        let start = at as usize;
+        ranges.push(start..start + block.len());
+        Ok::<(), Infallible>(())
+    });
+    ranges
+}
+
+/// Fails, naming the file, when it no longer reaches `end`: reading the map there would raise
+/// SIGBUS.
+fn still_there(file: &File, path: &Path, end: usize) -> Result<(), Error> {
+    let len = file
+        .metadata()
+        .map(|m| m.len())
+        .map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            offset: end as u64,
+            source,
+        })?;
+    if len < end as u64 {
+        return Err(Error::Truncated {
+            path: path.to_path_buf(),
+            len,
+        });
+    }
+    Ok(())
 }
 
 /// Passes every run to two sinks: one that may fail, and one that never does.
@@ -129,128 +260,163 @@ impl<A: Sink, B: Sink<Error = Infallible>> Sink for Tee<A, B> {
 }
 
 /// Scans one input and counts what it holds; changes nothing.
-pub fn scan_input(scanner: &Scanner, input: &Input) -> Result<Counts, Error> {
-    let mut counts = Counts::default();
-    input.for_each_block(scanner.readings(), |block, base| {
-        scan_block(scanner, block, base, &mut counts);
-        Ok(())
-    })?;
-    Ok(counts)
-}
-
-/// Scans everything `reader` yields; `path` names it in errors.
-pub fn scan_reader<R: Read>(scanner: &Scanner, reader: R, path: &Path) -> Result<Counts, Error> {
-    let mut counts = Counts::default();
-    for_each_block_of(reader, path, scanner.readings(), |block, base| {
-        scan_block(scanner, block, base, &mut counts);
-        Ok(())
-    })?;
-    Ok(counts)
-}
-
-fn scan_block(scanner: &Scanner, block: &[u8], base: u64, counts: &mut Counts) {
-    counts.observe_bytes(block, base);
-    let Ok(()) = scanner.scan(block, &mut CountingSink { counts, base });
+pub fn scan_input(
+    scanner: &Scanner,
+    input: &Input,
+    options: &EngineOptions,
+) -> Result<Counts, Error> {
+    let mut total = Counts::default();
+    for_each_block(
+        input,
+        scanner.readings(),
+        options,
+        |block, base| {
+            let mut counts = Counts::default();
+            counts.observe_bytes(block, base);
+            let Ok(()) = scanner.scan(
+                block,
+                &mut CountingSink {
+                    counts: &mut counts,
+                    base,
+                },
+            );
+            Ok(counts)
+        },
+        |_, _, counts| {
+            total.merge(counts);
+            Ok(())
+        },
+    )?;
+    Ok(total)
 }
 
 /// Repairs one input into `out` (named `out_path` in errors), and counts what it repaired.
 pub fn fix_input<W: Write>(
     scanner: &Scanner,
     input: &Input,
-    out: W,
+    mut out: W,
     out_path: &Path,
+    options: &EngineOptions,
 ) -> Result<Counts, Error> {
-    let mut counts = Counts::default();
-    let mut writer = RepairWriter::new(out);
-    input.for_each_block(scanner.readings(), |block, base| {
-        fix_block(scanner, block, base, &mut writer, &mut counts, out_path)
-    })?;
-    finish(writer, out_path)?;
-    Ok(counts)
-}
-
-/// Repairs everything `reader` yields (named `path` in errors) into `out`.
-pub fn fix_reader<R: Read, W: Write>(
-    scanner: &Scanner,
-    reader: R,
-    path: &Path,
-    out: W,
-    out_path: &Path,
-) -> Result<Counts, Error> {
-    let mut counts = Counts::default();
-    let mut writer = RepairWriter::new(out);
-    for_each_block_of(reader, path, scanner.readings(), |block, base| {
-        fix_block(scanner, block, base, &mut writer, &mut counts, out_path)
-    })?;
-    finish(writer, out_path)?;
-    Ok(counts)
-}
-
-fn fix_block<W: Write>(
-    scanner: &Scanner,
-    block: &[u8],
-    base: u64,
-    writer: &mut RepairWriter<W>,
-    counts: &mut Counts,
-    out_path: &Path,
-) -> Result<(), Error> {
-    counts.observe_bytes(block, base);
-    let mut tee = Tee {
-        first: writer,
-        second: CountingSink { counts, base },
-    };
-    scanner
-        .scan(block, &mut tee)
-        .map_err(|source| Error::Write {
-            path: out_path.to_path_buf(),
-            source,
-        })
-}
-
-fn finish<W: Write>(writer: RepairWriter<W>, out_path: &Path) -> Result<(), Error> {
-    writer.into_inner().flush().map_err(|source| Error::Write {
+    let write_error = |source| Error::Write {
         path: out_path.to_path_buf(),
         source,
-    })
+    };
+    let mut total = Counts::default();
+    for_each_block(
+        input,
+        scanner.readings(),
+        options,
+        |block, base| {
+            let mut counts = Counts::default();
+            counts.observe_bytes(block, base);
+            // Nothing is copied for a block with nothing to repair: it is written from the input.
+            let mut writer = RepairWriter::only_if_changed(Vec::new());
+            let mut tee = Tee {
+                first: &mut writer,
+                second: CountingSink {
+                    counts: &mut counts,
+                    base,
+                },
+            };
+            scanner.scan(block, &mut tee).map_err(write_error)?;
+            let repaired = writer.changed().then(|| writer.into_inner());
+            Ok((repaired, counts))
+        },
+        |block, _, (repaired, counts)| {
+            out.write_all(repaired.as_deref().unwrap_or(block))
+                .map_err(write_error)?;
+            total.merge(counts);
+            Ok(())
+        },
+    )?;
+    out.flush().map_err(write_error)?;
+    Ok(total)
 }
 
-/// Repairs the file at `path` in place: the repaired bytes go to a temporary file in the same
-/// directory, which is synced and given the original's permissions, then renamed over the
-/// original in one step. Until that rename the original is untouched; a file with nothing to
-/// repair is never rewritten. Returns the counts and whether the file was replaced.
-pub fn fix_in_place(scanner: &Scanner, path: &Path) -> Result<(Counts, bool), Error> {
+/// Looks at the start of a file the way grep does: a NUL byte in the first 8 KiB means binary.
+/// Standard input is never called binary (it cannot be looked at twice).
+pub fn looks_binary(input: &Input) -> Result<bool, Error> {
+    let Input::File(path) = input else {
+        return Ok(false);
+    };
+    let mut head = Vec::with_capacity(8192);
+    File::open(path)
+        .and_then(|file| file.take(8192).read_to_end(&mut head))
+        .map_err(|source| Error::Open {
+            path: path.clone(),
+            source,
+        })?;
+    Ok(memchr::memchr(0, &head).is_some())
+}
+
+/// What [`fix_to_path`] did to its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// The target was written (replaced atomically).
+    Replaced,
+    /// Nothing to repair, and the target is the input itself: it was left as it was.
+    Unchanged,
+}
+
+/// Repairs `input` into the file `target`, atomically: the repaired bytes go to a temporary
+/// file in the target's directory, which is synced and given the permissions of the original
+/// (or of the existing target), then renamed over the target in one step, and the directory is
+/// synced. Until the rename the target is untouched. When `target` is the input itself and
+/// nothing needs repair, nothing is written. With `backup`, the old target is kept beside it
+/// under its name plus that suffix (as a hard link, or a copy where links are impossible).
+/// A target that exists and is not a regular file (a device, a FIFO) is written into
+/// directly instead.
+pub fn fix_to_path(
+    scanner: &Scanner,
+    input: &Input,
+    target: &Path,
+    backup: Option<&str>,
+    options: &EngineOptions,
+) -> Result<(Counts, Written), Error> {
     let write_error = |source| Error::Write {
-        path: path.to_path_buf(),
+        path: target.to_path_buf(),
         source,
     };
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let permissions = std::fs::metadata(path)
-        .map_err(|source| Error::Open {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .permissions();
-    let temp = tempfile::Builder::new()
-        .prefix(".undouble-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(write_error)?;
-    let mut out = io::BufWriter::with_capacity(1 << 20, temp.as_file());
-    let counts = fix_input(scanner, &Input::File(path.to_path_buf()), &mut out, path)?;
-    drop(out);
-    if counts.double_encoded == 0 {
-        return Ok((counts, false)); // the temporary file is removed on drop
+    // A device or a pipe (`-o /dev/stdout`, a FIFO) cannot be replaced by a rename: the
+    // repair is written into it as it is.
+    if std::fs::metadata(target).is_ok_and(|m| !m.is_file()) {
+        let out = File::options()
+            .write(true)
+            .open(target)
+            .map_err(write_error)?;
+        let out = io::BufWriter::with_capacity(1 << 20, out);
+        let counts = fix_input(scanner, input, out, target, options)?;
+        return Ok((counts, Written::Replaced));
     }
-    let file = temp.as_file();
-    file.set_permissions(permissions).map_err(write_error)?;
-    file.sync_all().map_err(write_error)?;
-    temp.persist(path).map_err(|e| write_error(e.error))?;
-    // The rename itself is durable only once the directory is synced.
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(write_error)?;
-    Ok((counts, true))
+    let in_place = matches!(input, Input::File(path) if path == target);
+    let permissions = match input {
+        Input::File(path) => Some(replace::permissions_of(path).map_err(|source| Error::Open {
+            path: path.clone(),
+            source,
+        })?),
+        Input::Stdin => replace::permissions_of(target).ok(),
+    };
+    let replacement = Replacement::beside(target).map_err(write_error)?;
+    let out = io::BufWriter::with_capacity(1 << 20, replacement.file());
+    let counts = fix_input(scanner, input, out, target, options)?;
+    if in_place && counts.double_encoded == 0 {
+        return Ok((counts, Written::Unchanged)); // the temporary file is removed on drop
+    }
+    if let Some(suffix) = backup
+        && target.exists()
+    {
+        let mut name = target.as_os_str().to_owned();
+        name.push(suffix);
+        let backup_path = PathBuf::from(name);
+        let _ = std::fs::remove_file(&backup_path);
+        std::fs::hard_link(target, &backup_path)
+            .or_else(|_| std::fs::copy(target, &backup_path).map(|_| ()))
+            .map_err(|source| Error::Write {
+                path: backup_path.clone(),
+                source,
+            })?;
+    }
+    replacement.commit(permissions).map_err(write_error)?;
+    Ok((counts, Written::Replaced))
 }

@@ -92,9 +92,10 @@ impl Counts {
 
     /// Adds `other` (a later piece of the same input, or another input) into `self`.
     pub fn merge(&mut self, other: Counts) {
-        if self.first_invalid_offset.is_none() {
-            self.first_invalid_offset = other.first_invalid_offset;
-        }
+        self.first_invalid_offset = match (self.first_invalid_offset, other.first_invalid_offset) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.bytes += other.bytes;
         self.non_ascii_chars += other.non_ascii_chars;
         self.double_encoded += other.double_encoded;

@@ -14,6 +14,7 @@ pub struct RepairWriter<W> {
     copied_to: usize,
     scratch: Vec<u8>,
     changed: bool,
+    copy_unchanged: bool,
 }
 
 impl<W: Write> RepairWriter<W> {
@@ -23,6 +24,16 @@ impl<W: Write> RepairWriter<W> {
             copied_to: 0,
             scratch: Vec::new(),
             changed: false,
+            copy_unchanged: true,
+        }
+    }
+
+    /// A writer that writes nothing at all for a buffer with nothing to repair, for callers
+    /// that can use the input itself instead of a copy ([`RepairWriter::changed`] tells).
+    pub fn only_if_changed(out: W) -> RepairWriter<W> {
+        RepairWriter {
+            copy_unchanged: false,
+            ..RepairWriter::new(out)
         }
     }
 
@@ -53,7 +64,9 @@ impl<W: Write> Sink for RepairWriter<W> {
     }
 
     fn end(&mut self, input: &[u8]) -> io::Result<()> {
-        self.out.write_all(&input[self.copied_to..])?;
+        if self.changed || self.copy_unchanged {
+            self.out.write_all(&input[self.copied_to..])?;
+        }
         // The next buffer starts from its own beginning.
         self.copied_to = 0;
         Ok(())

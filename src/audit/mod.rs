@@ -1,0 +1,27 @@
+//! The audit log: what `fix` changed, written so that it can be read, summarised and undone.
+//!
+//! A fix that rewrites files in place must be able to prove what it did and to take it back
+//! exactly. The log is JSON Lines (schema in [`record`] and in `README-audit.md`): a header for
+//! the run, one record per repaired character (or, at the summary level, per distinct garbled
+//! form), and one record per file with its size and SHA-256 before and after.
+//!
+//! - [`record`]: the record types, documented field by field.
+//! - [`sink`]: the [`AuditSink`] that sits beside the repair on the scan and writes the records.
+//! - [`hash`]: SHA-256 of what streams past, so nothing is reread to be hashed.
+//! - [`log`]: the [`AuditLog`] of a run, and the repairs (to a stream, or in place) that write to
+//!   it; `fix --audit` goes through them.
+//! - [`undo`](mod@undo): restores every rewritten file from a log, checking hashes before and after.
+//!
+//! Files are replaced atomically by [`crate::engine::replace`], as every fix does.
+
+pub mod hash;
+pub mod log;
+pub mod record;
+pub mod sink;
+pub mod undo;
+
+pub use hash::Hashing;
+pub use log::AuditLog;
+pub use record::{AuditLevel, Fingerprint, Record, SCHEMA};
+pub use sink::AuditSink;
+pub use undo::{AuditError, ChangedSince, FileUndo, UndoReport, check_undo, undo};

@@ -1,0 +1,500 @@
+//! The records of an audit log: one JSON object per line (JSON Lines), each with a `"type"`.
+//!
+//! The log is written for two readers: a person (or a script) who wants to know what `fix`
+//! changed, and [`undo`](super::undo()), which must rebuild every changed file to its exact
+//! original bytes and prove it did. So every record carries both the readable text and the exact
+//! bytes (as lower-case hexadecimal), and the schema is versioned: `undo` refuses a log whose
+//! header names a schema it does not know rather than guess.
+//!
+//! A log is one `header` record, then for every file the fix read: its `change` records (at the
+//! `full` level) or its `sequence` records (at the `summary` level), then its `file` record.
+//!
+//! # `header` (first line, once per run)
+//!
+//! - `schema`: `1`, the version of this layout.
+//! - `tool`, `version`: `"undouble"` and its version.
+//! - `command_line`: the arguments the run was started with, the program first.
+//! - `time`, `unix_time`: when the run started, as RFC 3339 UTC and as seconds since 1970.
+//! - `level`: `"full"` (one `change` record per repaired character) or `"summary"`.
+//! - `readings`: the code pages the text was assumed to have been read through (`latin1`,
+//!   `cp1252`), in the order they were given.
+//! - `strictness`: `pattern`, `lenient`, `balanced` or `strict`.
+//!
+//! # `change` (one per repaired character, `full` level only)
+//!
+//! - `path` (and `path_hex`, see below): the file.
+//! - `offset`: byte offset of the garbled form in the file as it was *before* the fix.
+//! - `line`: 1-based line number of that offset, before the fix.
+//! - `original`, `original_hex`: the garbled bytes that were there, as text and exactly.
+//! - `replacement`, `replacement_hex`: the character written in their place.
+//! - `reading`: the code page that explains the garbling: `latin1`, `cp1252`, `either` (both
+//!   do) or `mixed` (no single page does).
+//! - `layers`: layers of double encoding removed (1 double-encoded, 2 triple-encoded, ...).
+//!
+//! Changes of one file come in increasing `offset` order and never overlap.
+//!
+//! # `sequence` (one per distinct garbled form and file, `summary` level only)
+//!
+//! - `path`, `path_hex`, `original`, `original_hex`, `replacement`, `replacement_hex`, `reading`,
+//!   `layers`: as in `change`.
+//! - `count`: how many times it was repaired in the file.
+//! - `first_offset`: byte offset of its first occurrence, before the fix.
+//!
+//! Sequences come most frequent first.
+//!
+//! # `file` (one per file read, after its changes or sequences)
+//!
+//! - `path`, `path_hex`: the file read; `-` for standard input.
+//! - `output`: where the repaired bytes went: the same path when the file was fixed in place,
+//!   another file, or `-` for standard output.
+//! - `rewritten`: whether the file at `path` was replaced by its repaired version. Only such
+//!   files are touched by `undo`; the record is written before the replacement happens, so a
+//!   run that stops in between leaves a record whose `sha256_after` the file does not match.
+//! - `bytes_before`, `sha256_before`: size and SHA-256 of the content read.
+//! - `bytes_after`, `sha256_after`: size and SHA-256 of the repaired content written.
+//! - `valid_utf8`: whether the content read was well-formed UTF-8 throughout.
+//! - `double_encoded`: repaired characters.
+//! - `left_alone`: runs the byte pattern matched that the plausibility rule left as they were.
+//! - `by_reading`, `by_layers`: the repaired characters by reading and by layers removed.
+//! - `change_records`: how many `change` records precede this one for the file (0 at the
+//!   `summary` level); `undo` checks it, so a log cut short is noticed.
+//!
+//! # Paths
+//!
+//! Paths are stored absolute, resolved against the directory the fix ran in (symbolic links
+//! are not resolved), so that `undo` finds the files from any directory. JSON holds Unicode
+//! text only: a path that is not valid UTF-8 is stored lossily in `path` for people, and exactly,
+//! as the hexadecimal of its bytes, in `path_hex` (Unix only), which `undo` then uses.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::ValueEnum;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::mojibake::Scanner;
+use crate::report::hex;
+
+/// The version of the record layout this build writes and reads.
+pub const SCHEMA: u32 = 1;
+
+/// How much an audit log records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuditLevel {
+    /// One `change` record per repaired character: enough to undo the fix.
+    #[default]
+    Full,
+    /// Only `sequence` and `file` records: small even for millions of changes, but no undo.
+    Summary,
+}
+
+/// One line of an audit log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Record {
+    Header(Header),
+    Change(Change),
+    Sequence(Sequence),
+    File(FileRecord),
+}
+
+impl Record {
+    /// Writes the record as one line of JSON.
+    pub fn write_line<W: Write>(&self, mut out: W) -> io::Result<()> {
+        serde_json::to_writer(&mut out, self)?;
+        out.write_all(b"\n")
+    }
+}
+
+/// What the run was: the first record of every log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub schema: u32,
+    pub tool: String,
+    pub version: String,
+    pub command_line: Vec<String>,
+    pub time: String,
+    pub unix_time: u64,
+    pub level: AuditLevel,
+    pub readings: Vec<String>,
+    pub strictness: String,
+}
+
+impl Header {
+    /// The header of a run starting now with `scanner`'s settings.
+    pub fn new(
+        scanner: &Scanner,
+        level: AuditLevel,
+        command_line: impl IntoIterator<Item = String>,
+    ) -> Header {
+        let unix_time = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        let strictness = scanner
+            .strictness()
+            .to_possible_value()
+            .map_or_else(String::new, |value| value.get_name().to_owned());
+        Header {
+            schema: SCHEMA,
+            tool: env!("CARGO_PKG_NAME").to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            command_line: command_line.into_iter().collect(),
+            time: utc_timestamp(unix_time),
+            unix_time,
+            level,
+            readings: scanner
+                .readings()
+                .pages()
+                .iter()
+                .map(|page| page.name.to_owned())
+                .collect(),
+            strictness,
+        }
+    }
+}
+
+/// A file a record is about.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoggedPath {
+    /// The path as text (lossy when the path is not valid UTF-8).
+    pub path: String,
+    /// The exact bytes of a path that is not valid UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_hex: Option<Hex>,
+}
+
+impl LoggedPath {
+    /// Records `path` as it is (callers make it absolute first).
+    pub fn new(path: &Path) -> LoggedPath {
+        match path.to_str() {
+            Some(text) => LoggedPath {
+                path: text.to_owned(),
+                path_hex: None,
+            },
+            None => LoggedPath {
+                path: path.to_string_lossy().into_owned(),
+                path_hex: path_bytes(path).map(Hex),
+            },
+        }
+    }
+
+    /// The path the record names, or `None` when its bytes cannot name a file on this platform.
+    pub fn to_path_buf(&self) -> Option<PathBuf> {
+        match &self.path_hex {
+            None => Some(PathBuf::from(&self.path)),
+            Some(Hex(bytes)) => path_from_bytes(bytes),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn path_bytes(path: &Path) -> Option<Vec<u8>> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(path.as_os_str().as_bytes().to_vec())
+}
+
+#[cfg(not(unix))]
+fn path_bytes(_path: &Path) -> Option<Vec<u8>> {
+    None
+}
+
+#[cfg(unix)]
+fn path_from_bytes(bytes: &[u8]) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(PathBuf::from(std::ffi::OsStr::from_bytes(bytes)))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(_bytes: &[u8]) -> Option<PathBuf> {
+    None
+}
+
+/// A garbled form and what the fix wrote in its place.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Substitution {
+    pub original: String,
+    pub original_hex: Hex,
+    pub replacement: String,
+    pub replacement_hex: Hex,
+    pub reading: String,
+    pub layers: u8,
+}
+
+impl Substitution {
+    pub fn new(garbled: &[u8], repaired: char, reading: &str, layers: u8) -> Substitution {
+        let mut utf8 = [0u8; 4];
+        let repaired = repaired.encode_utf8(&mut utf8);
+        Substitution {
+            original: String::from_utf8_lossy(garbled).into_owned(),
+            original_hex: Hex(garbled.to_vec()),
+            replacement: repaired.to_owned(),
+            replacement_hex: Hex(repaired.as_bytes().to_vec()),
+            reading: reading.to_owned(),
+            layers,
+        }
+    }
+}
+
+/// One repaired character.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    #[serde(flatten)]
+    pub file: LoggedPath,
+    pub offset: u64,
+    pub line: u64,
+    #[serde(flatten)]
+    pub substitution: Substitution,
+}
+
+/// One distinct garbled form repaired in a file, and how often.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sequence {
+    #[serde(flatten)]
+    pub file: LoggedPath,
+    #[serde(flatten)]
+    pub substitution: Substitution,
+    pub count: u64,
+    pub first_offset: u64,
+}
+
+/// What the fix did to one file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    #[serde(flatten)]
+    pub file: LoggedPath,
+    pub output: String,
+    pub rewritten: bool,
+    pub bytes_before: u64,
+    pub sha256_before: Checksum,
+    pub bytes_after: u64,
+    pub sha256_after: Checksum,
+    pub valid_utf8: bool,
+    pub double_encoded: u64,
+    pub left_alone: u64,
+    pub by_reading: BTreeMap<String, u64>,
+    pub by_layers: BTreeMap<String, u64>,
+    pub change_records: u64,
+}
+
+impl FileRecord {
+    /// Size and hash of the content before the fix.
+    pub fn before(&self) -> Fingerprint {
+        Fingerprint {
+            bytes: self.bytes_before,
+            sha256: self.sha256_before,
+        }
+    }
+
+    /// Size and hash of the content the fix wrote.
+    pub fn after(&self) -> Fingerprint {
+        Fingerprint {
+            bytes: self.bytes_after,
+            sha256: self.sha256_after,
+        }
+    }
+}
+
+/// Size and SHA-256 of a content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fingerprint {
+    pub bytes: u64,
+    pub sha256: Checksum,
+}
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} bytes, SHA-256 {}", self.bytes, self.sha256)
+    }
+}
+
+/// A SHA-256 digest, written as 64 hexadecimal digits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Checksum(pub [u8; 32]);
+
+impl fmt::Display for Checksum {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&hex(&self.0, ""))
+    }
+}
+
+impl Serialize for Checksum {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Checksum {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Checksum, D::Error> {
+        let Hex(bytes) = Hex::deserialize(deserializer)?;
+        let digest = <[u8; 32]>::try_from(bytes.as_slice())
+            .map_err(|_| D::Error::custom("a SHA-256 digest is 64 hexadecimal digits"))?;
+        Ok(Checksum(digest))
+    }
+}
+
+/// Bytes, written as lower-case hexadecimal (two digits a byte, no separator).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Hex(pub Vec<u8>);
+
+impl Serialize for Hex {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&hex(&self.0, ""))
+    }
+}
+
+impl<'de> Deserialize<'de> for Hex {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Hex, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        parse_hex(&text)
+            .map(Hex)
+            .ok_or_else(|| D::Error::custom(format!("not hexadecimal bytes: {text:?}")))
+    }
+}
+
+fn parse_hex(text: &str) -> Option<Vec<u8>> {
+    let digits = text.as_bytes();
+    if !digits.len().is_multiple_of(2) {
+        return None;
+    }
+    let value = |digit: u8| char::from(digit).to_digit(16);
+    digits
+        .chunks_exact(2)
+        .map(|pair| Some((value(pair[0])? * 16 + value(pair[1])?) as u8))
+        .collect()
+}
+
+/// Seconds since 1970 as `YYYY-MM-DDTHH:MM:SSZ`.
+fn utc_timestamp(unix_time: u64) -> String {
+    let (year, month, day) = civil_from_days(unix_time / 86_400);
+    let seconds = unix_time % 86_400;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let shifted = days + 719_468; // days since 0000-03-01
+    let era = shifted / 146_097;
+    let day_of_era = shifted % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mojibake::{Readings, Strictness};
+
+    fn logged(path: &str) -> LoggedPath {
+        LoggedPath::new(Path::new(path))
+    }
+
+    #[test]
+    fn timestamps_are_utc_calendar_dates() {
+        assert_eq!(utc_timestamp(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_timestamp(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc_timestamp(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(utc_timestamp(4_107_542_399), "2100-02-28T23:59:59Z");
+    }
+
+    #[test]
+    fn hex_round_trips_and_rejects_non_hex() {
+        assert_eq!(parse_hex("00ff7fC3"), Some(vec![0x00, 0xff, 0x7f, 0xc3]));
+        assert_eq!(parse_hex(""), Some(vec![]));
+        assert_eq!(parse_hex("abc"), None);
+        assert_eq!(parse_hex("zz"), None);
+        assert_eq!(parse_hex("+1"), None);
+    }
+
+    #[test]
+    fn records_carry_their_type_and_round_trip() {
+        let scanner = Scanner::new(Readings::western(), Strictness::Balanced);
+        let header = Header::new(&scanner, AuditLevel::Full, ["undouble".to_owned()]);
+        assert_eq!(header.readings, ["latin1", "cp1252"]);
+        assert_eq!(header.strictness, "balanced");
+        let change = Change {
+            file: logged("/data/a b\\c:d.sql"),
+            offset: 17,
+            line: 2,
+            substitution: Substitution::new("Ã©".as_bytes(), 'é', "either", 1),
+        };
+        let file = FileRecord {
+            file: logged("/data/a b\\c:d.sql"),
+            output: "/data/a b\\c:d.sql".into(),
+            rewritten: true,
+            bytes_before: 30,
+            sha256_before: Checksum([1; 32]),
+            bytes_after: 28,
+            sha256_after: Checksum([2; 32]),
+            valid_utf8: true,
+            double_encoded: 1,
+            left_alone: 0,
+            by_reading: BTreeMap::from([("either".to_owned(), 1)]),
+            by_layers: BTreeMap::from([("1".to_owned(), 1)]),
+            change_records: 1,
+        };
+        for record in [
+            Record::Header(header),
+            Record::Change(change),
+            Record::File(file),
+        ] {
+            let mut line = Vec::new();
+            record.write_line(&mut line).unwrap();
+            assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+            let back: Record = serde_json::from_slice(&line).unwrap();
+            assert_eq!(back, record);
+        }
+    }
+
+    #[test]
+    fn change_records_spell_out_bytes_and_text() {
+        let change = Record::Change(Change {
+            file: logged("/x"),
+            offset: 3,
+            line: 1,
+            substitution: Substitution::new("â€™".as_bytes(), '’', "cp1252", 1),
+        });
+        let json: serde_json::Value = serde_json::to_value(&change).unwrap();
+        assert_eq!(json["type"], "change");
+        assert_eq!(json["original"], "â€™");
+        assert_eq!(json["original_hex"], "c3a2e282ace284a2");
+        assert_eq!(json["replacement"], "’");
+        assert_eq!(json["replacement_hex"], "e28099");
+        assert!(json.get("path_hex").is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn paths_that_are_not_utf8_are_kept_exactly() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = Path::new(std::ffi::OsStr::from_bytes(b"/tmp/caf\xe9.txt"));
+        let logged = LoggedPath::new(path);
+        assert_eq!(logged.path, "/tmp/caf\u{fffd}.txt");
+        assert_eq!(logged.to_path_buf().as_deref(), Some(path));
+    }
+
+    #[test]
+    fn a_checksum_must_be_32_bytes() {
+        let short: Result<Checksum, _> = serde_json::from_str("\"abcd\"");
+        assert!(short.is_err());
+    }
+}

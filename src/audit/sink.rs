@@ -1,0 +1,323 @@
+//! The audit sink: watches the scan of one file and writes what the repair changes to the log.
+//!
+//! It sits next to the [`RepairWriter`](crate::mojibake::RepairWriter) on the same scan (see
+//! [`Both`]), so the log describes exactly the runs the writer replaced: the scanner reports
+//! each run once, to both. It also takes in every block whole when the scanner ends it, which
+//! gives it, without a second pass over the file: the block's offset in the file (the sum of
+//! the blocks before), the line count (newlines counted with `memchr` between changes and to
+//! the end of the block, each byte once), the SHA-256 of the content before the fix, and the
+//! same [`Counts`] that `scan` reports.
+//!
+//! Feed it every block of one file, in order, through [`Scanner::scan`](crate::mojibake::Scanner::scan);
+//! then [`AuditSink::finish`] writes the file's closing records.
+
+use std::io::{self, Write};
+
+use super::hash::ContentHasher;
+use super::record::{
+    AuditLevel, Change, FileRecord, Fingerprint, LoggedPath, Record, Sequence, Substitution,
+};
+use crate::mojibake::counts::CountingSink;
+use crate::mojibake::{Counts, Readings, RepairedChar, Run, Sink};
+
+/// Writes the `change` records of one file (at the `full` level) and collects what its
+/// `sequence` and `file` records need.
+pub struct AuditSink<'r, W> {
+    out: W,
+    file: LoggedPath,
+    level: AuditLevel,
+    readings: &'r Readings,
+    counts: Counts,
+    before: ContentHasher,
+    /// Offset in the file of the block being scanned.
+    block_offset: u64,
+    /// Newlines in the file before `counted_to`.
+    newlines: u64,
+    /// How far into the current block newlines have been counted.
+    counted_to: usize,
+    change_records: u64,
+}
+
+impl<'r, W: Write> AuditSink<'r, W> {
+    /// A sink for the file `file`, writing to `out`; `readings` names the code pages.
+    pub fn new(
+        out: W,
+        file: LoggedPath,
+        level: AuditLevel,
+        readings: &'r Readings,
+    ) -> AuditSink<'r, W> {
+        AuditSink {
+            out,
+            file,
+            level,
+            readings,
+            counts: Counts::default(),
+            before: ContentHasher::default(),
+            block_offset: 0,
+            newlines: 0,
+            counted_to: 0,
+            change_records: 0,
+        }
+    }
+
+    /// What the scan found so far, as `scan` counts it.
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    /// Size and SHA-256 of the blocks scanned so far: at the end, of the file before the fix.
+    pub fn before(&self) -> Fingerprint {
+        self.before.fingerprint()
+    }
+
+    /// Ends the file: writes its `sequence` records (at the `summary` level) and its `file`
+    /// record. `after` is the repaired content, `output` where it went, `rewritten` whether it
+    /// replaced the file.
+    pub fn finish(
+        mut self,
+        after: Fingerprint,
+        output: &str,
+        rewritten: bool,
+    ) -> io::Result<(W, Counts)> {
+        if self.level == AuditLevel::Summary {
+            for (garbled, seq) in self.counts.top_sequences(usize::MAX) {
+                Record::Sequence(Sequence {
+                    file: self.file.clone(),
+                    substitution: Substitution::new(
+                        garbled,
+                        seq.original,
+                        self.readings.reading_name(seq.mask),
+                        seq.layers,
+                    ),
+                    count: seq.count,
+                    first_offset: seq.first_offset,
+                })
+                .write_line(&mut self.out)?;
+            }
+        }
+        let before = self.before.fingerprint();
+        let counts = self.counts;
+        Record::File(FileRecord {
+            file: self.file,
+            output: output.to_owned(),
+            rewritten,
+            bytes_before: before.bytes,
+            sha256_before: before.sha256,
+            bytes_after: after.bytes,
+            sha256_after: after.sha256,
+            valid_utf8: counts.valid_utf8(),
+            double_encoded: counts.double_encoded,
+            left_alone: counts.left_alone,
+            by_reading: counts
+                .by_reading_names(self.readings)
+                .into_iter()
+                .map(|(name, n)| (name.to_owned(), n))
+                .collect(),
+            by_layers: counts
+                .by_layers
+                .iter()
+                .map(|(layers, &n)| (layers.to_string(), n))
+                .collect(),
+            change_records: self.change_records,
+        })
+        .write_line(&mut self.out)?;
+        Ok((self.out, counts))
+    }
+
+    /// Counts the newlines of `block` up to `to` that are not counted yet.
+    fn count_newlines_to(&mut self, block: &[u8], to: usize) {
+        let uncounted = &block[self.counted_to..to];
+        self.newlines += memchr::memchr_iter(b'\n', uncounted).count() as u64;
+        self.counted_to = to;
+    }
+
+    fn write_change(&mut self, block: &[u8], repaired: &RepairedChar) -> io::Result<()> {
+        self.count_newlines_to(block, repaired.span.start);
+        Record::Change(Change {
+            file: self.file.clone(),
+            offset: self.block_offset + repaired.span.start as u64,
+            line: self.newlines + 1,
+            substitution: Substitution::new(
+                &block[repaired.span.clone()],
+                repaired.original,
+                self.readings.reading_name(repaired.mask),
+                repaired.layers,
+            ),
+        })
+        .write_line(&mut self.out)?;
+        self.change_records += 1;
+        Ok(())
+    }
+}
+
+impl<W: Write> Sink for AuditSink<'_, W> {
+    type Error = io::Error;
+
+    fn run(&mut self, block: &[u8], run: &Run<'_>) -> io::Result<()> {
+        let mut counting = CountingSink {
+            counts: &mut self.counts,
+            base: self.block_offset,
+        };
+        let Ok(()) = counting.run(block, run);
+        if run.repaired && self.level == AuditLevel::Full {
+            for repaired in run.chars {
+                self.write_change(block, repaired)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, block: &[u8]) -> io::Result<()> {
+        self.counts.observe_bytes(block, self.block_offset);
+        self.before.update(block);
+        if self.level == AuditLevel::Full {
+            self.count_newlines_to(block, block.len());
+        }
+        self.block_offset += block.len() as u64;
+        self.counted_to = 0;
+        Ok(())
+    }
+}
+
+/// Passes every run to two sinks in turn, and says which of them failed.
+pub struct Both<A, B> {
+    pub first: A,
+    pub second: B,
+}
+
+/// The error of one of the two sinks of [`Both`].
+#[derive(Debug)]
+pub enum EitherFailed<A, B> {
+    First(A),
+    Second(B),
+}
+
+impl<A: Sink, B: Sink> Sink for Both<A, B> {
+    type Error = EitherFailed<A::Error, B::Error>;
+
+    fn run(&mut self, input: &[u8], run: &Run<'_>) -> Result<(), Self::Error> {
+        self.first.run(input, run).map_err(EitherFailed::First)?;
+        self.second.run(input, run).map_err(EitherFailed::Second)
+    }
+
+    fn end(&mut self, input: &[u8]) -> Result<(), Self::Error> {
+        self.first.end(input).map_err(EitherFailed::First)?;
+        self.second.end(input).map_err(EitherFailed::Second)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::engine::blocks::for_each_block_in;
+    use crate::mojibake::{Scanner, Strictness};
+
+    fn scanner() -> Scanner {
+        Scanner::new(Readings::western(), Strictness::Balanced)
+    }
+
+    /// The records written for `input` scanned in blocks of `block_size`.
+    fn audit(input: &[u8], block_size: usize, level: AuditLevel) -> Vec<Record> {
+        let scanner = scanner();
+        let mut sink = AuditSink::new(
+            Vec::new(),
+            LoggedPath::new(Path::new("/t")),
+            level,
+            scanner.readings(),
+        );
+        let scanned: io::Result<()> =
+            for_each_block_in(input, scanner.readings(), block_size, |block, _| {
+                scanner.scan(block, &mut sink)
+            });
+        scanned.unwrap();
+        let after = sink.before(); // the hashes are not under test here
+        let (log, _) = sink.finish(after, "/t", false).unwrap();
+        log.split(|&b| b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| serde_json::from_slice(line).unwrap())
+            .collect()
+    }
+
+    fn changes(records: &[Record]) -> Vec<&Change> {
+        records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Change(change) => Some(change),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const TEXT: &str = "plain line\nCafÃ© crÃ¨me, Ã§a coÃ»te 5 â‚¬\n\nnaÃ¯ve\r\nÃƒÂ©tÃƒÂ© ok\nend";
+
+    #[test]
+    fn changes_name_their_offset_line_and_bytes() {
+        let records = audit(TEXT.as_bytes(), 1 << 20, AuditLevel::Full);
+        let changes = changes(&records);
+        assert_eq!(changes.len(), 8);
+        for change in &changes {
+            let at = change.offset as usize;
+            let garbled = &change.substitution.original_hex.0;
+            assert_eq!(&TEXT.as_bytes()[at..at + garbled.len()], garbled.as_slice());
+            let line = 1 + TEXT[..at].matches('\n').count() as u64;
+            assert_eq!(change.line, line, "{change:?}");
+        }
+        let triple = changes.last().unwrap();
+        assert_eq!(triple.substitution.replacement, "é");
+        assert_eq!(triple.substitution.layers, 2);
+        assert_eq!(triple.line, 5);
+        let Some(Record::File(file)) = records.last() else {
+            panic!("the file record comes last")
+        };
+        assert_eq!(file.change_records, 8);
+        assert_eq!(file.double_encoded, 8);
+        assert_eq!(file.bytes_before, TEXT.len() as u64);
+    }
+
+    #[test]
+    fn blocks_give_the_same_records_as_one_pass() {
+        let whole = audit(TEXT.as_bytes(), 1 << 20, AuditLevel::Full);
+        // Blocks end after a newline when they can; each holds whole lines from 45 bytes on.
+        for block_size in [45, 50, 64] {
+            assert_eq!(audit(TEXT.as_bytes(), block_size, AuditLevel::Full), whole);
+        }
+    }
+
+    #[test]
+    fn the_summary_level_writes_sequences_instead_of_changes() {
+        let records = audit(TEXT.as_bytes(), 64, AuditLevel::Summary);
+        assert!(changes(&records).is_empty());
+        let sequences: Vec<&Sequence> = records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Sequence(seq) => Some(seq),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sequences.len(), 7);
+        assert_eq!(sequences.iter().map(|s| s.count).sum::<u64>(), 8);
+        assert_eq!(sequences[0].substitution.original, "ÃƒÂ©");
+        assert_eq!(sequences[0].substitution.layers, 2);
+        assert_eq!(sequences[0].count, 2);
+        assert_eq!(sequences[0].first_offset, 65);
+        let Some(Record::File(file)) = records.last() else {
+            panic!("the file record comes last")
+        };
+        assert_eq!(file.change_records, 0);
+        assert_eq!(file.double_encoded, 8);
+    }
+
+    #[test]
+    fn runs_left_alone_write_nothing() {
+        // Correct text that has the shape of a double-encoded character (`É®` is `®`).
+        let records = audit("CAFÉ® menu".as_bytes(), 64, AuditLevel::Full);
+        assert!(changes(&records).is_empty());
+        let Some(Record::File(file)) = records.last() else {
+            panic!("the file record comes last")
+        };
+        assert_eq!(file.double_encoded, 0);
+        assert_eq!(file.left_alone, 1);
+    }
+}

@@ -1,0 +1,251 @@
+//! `undouble detect`: which encoding each document declares, which one to use, and every way
+//! the sources disagree — validome's policy (`charset::policy`) on the command line, one text
+//! block or one JSON object per input.
+//!
+//! A document is read whole, because the policy looks at the body as a whole (is it valid
+//! UTF-8?) and documents are small; anything over [`MAX_DOCUMENT_BYTES`] is refused rather
+//! than loaded: a multi-gigabyte dump is `scan`'s job.
+//!
+//! Exit codes: 0 every input determined without a diagnostic; 1 some input determined, but
+//! with conflicts or notices; 2 some input not determinable (`no-charset`) or not readable,
+//! which wins over 1.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::Outcome;
+use crate::Error;
+use crate::charset::{
+    Declaration, Determination, HttpMessage, KnownEncoding, PolicyOptions, determine,
+    determine_http_message,
+};
+use crate::engine::Input;
+use crate::report;
+
+/// The largest document `detect` reads: 256 MiB (268,435,456 bytes).
+pub(crate) const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
+
+#[derive(Args, Clone, Debug)]
+pub(crate) struct DetectArgs {
+    /// Documents; none, or `-`, reads standard input.
+    paths: Vec<PathBuf>,
+    /// The `Content-Type` header the documents were served with, e.g.
+    /// 'text/html; charset=utf-8'.
+    #[arg(long, value_name = "CONTENT_TYPE", conflicts_with = "http")]
+    content_type: Option<String>,
+    /// Each input is a raw HTTP response (status line, headers, empty line, body), as
+    /// `curl -i` saves it; its `Content-Type` header counts as the protocol's charset.
+    #[arg(long)]
+    http: bool,
+    /// The encoding to use when nothing determines one, instead of the `no-charset` error.
+    #[arg(long, value_name = "ENCODING")]
+    assume: Option<String>,
+    /// One JSON object per input (JSON Lines).
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn run(args: &DetectArgs) -> Outcome {
+    if let Some(label) = &args.assume
+        && KnownEncoding::for_label(label).is_none()
+    {
+        return Outcome::failed(&Error::Usage(format!(
+            "--assume: '{label}' is not a known encoding label"
+        )));
+    }
+    let options = PolicyOptions {
+        assume: args.assume.clone(),
+        ..PolicyOptions::default()
+    };
+    let inputs: Vec<Input> = if args.paths.is_empty() {
+        vec![Input::Stdin]
+    } else {
+        args.paths
+            .iter()
+            .map(|path| Input::from_arg(path))
+            .collect()
+    };
+    let mut outcome = Outcome::default();
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    for input in &inputs {
+        let name = input.display_path().display().to_string();
+        match read_document(input) {
+            Ok(document) => {
+                let found = if args.http {
+                    determine_http_message(&HttpMessage::parse(&document), &options)
+                } else {
+                    let content_type = args.content_type.as_deref().map(str::as_bytes);
+                    determine(&document, content_type, &options)
+                };
+                outcome.found |= !found.diagnostics.is_empty();
+                outcome.errors |= found.encoding.is_none() || found.has_errors();
+                let text = if args.json {
+                    let body = serde_json::to_value(&found).unwrap_or_default();
+                    format!("{}\n", report::record("detect", Some(&name), body))
+                } else {
+                    text_block(&name, &found)
+                };
+                let _ = out.write_all(text.as_bytes());
+            }
+            Err(error) => {
+                if args.json {
+                    let body = serde_json::json!({ "message": error.to_string() });
+                    let _ = writeln!(out, "{}", report::record("error", Some(&name), body));
+                }
+                outcome.error(&error);
+            }
+        }
+    }
+    outcome
+}
+
+/// The whole input, or an error naming it if it cannot be read or is too large.
+fn read_document(input: &Input) -> Result<Vec<u8>, Error> {
+    let path = input.display_path();
+    match input {
+        Input::Stdin => read_bounded(io::stdin().lock(), &path, MAX_DOCUMENT_BYTES),
+        Input::File(path) => {
+            let open_error = |source| Error::Open {
+                path: path.clone(),
+                source,
+            };
+            let file = File::open(path).map_err(open_error)?;
+            let size = file.metadata().map_err(open_error)?.len();
+            if size > MAX_DOCUMENT_BYTES {
+                return Err(too_large(path, MAX_DOCUMENT_BYTES));
+            }
+            read_bounded(file, path, MAX_DOCUMENT_BYTES)
+        }
+    }
+}
+
+/// Reads `reader` to the end, refusing more than `limit` bytes (a file can grow after its size
+/// was checked; standard input has none).
+fn read_bounded(reader: impl Read, path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
+    let mut document = Vec::new();
+    reader
+        .take(limit + 1)
+        .read_to_end(&mut document)
+        .map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            offset: document.len() as u64,
+            source,
+        })?;
+    if document.len() as u64 > limit {
+        return Err(too_large(path, limit));
+    }
+    Ok(document)
+}
+
+fn too_large(path: &Path, limit: u64) -> Error {
+    Error::Usage(format!(
+        "{}: larger than the {} bytes `detect` reads; `scan` surveys files of any size",
+        path.display(),
+        report::thousands(limit)
+    ))
+}
+
+/// `sql "latin1" (windows-1252; SET NAMES, line 12)`, `meta "bogus" (unknown)`.
+fn declaration_text(declaration: &Declaration) -> String {
+    let encoding = declaration
+        .encoding
+        .as_deref()
+        .unwrap_or("no known encoding");
+    let place = declaration
+        .place
+        .as_ref()
+        .map(|place| format!("; {place}"))
+        .unwrap_or_default();
+    format!(
+        "{} \"{}\" ({encoding}{place})",
+        declaration.source, declaration.label
+    )
+}
+
+/// The text report of one input: the answer, the declarations, the bytes, the diagnostics.
+fn text_block(name: &str, found: &Determination) -> String {
+    let mut out = match (&found.encoding, found.source, &found.label) {
+        (Some(encoding), Some(source), Some(label)) => {
+            format!("{name}: {encoding} from {source} \"{label}\"\n")
+        }
+        _ => format!("{name}: not determined\n"),
+    };
+    let declared: Vec<String> = found.declared.iter().map(declaration_text).collect();
+    if declared.is_empty() {
+        out += "  declared: nothing\n";
+    } else {
+        out += &format!("  declared: {}\n", declared.join(", "));
+    }
+    if let Some(detected) = &found.detected {
+        out += &format!("  bytes: {}\n", detected.evidence);
+    }
+    for diagnostic in &found.diagnostics {
+        out += &format!(
+            "  {} {}: {}\n",
+            diagnostic.level.as_str(),
+            diagnostic.code.as_str(),
+            diagnostic.message
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charset::{PolicyOptions, determine};
+
+    #[test]
+    fn text_block_names_everything() {
+        let found = determine(
+            "<meta charset=iso-8859-1><p>\u{E4}".as_bytes(),
+            Some(b"text/html; charset=utf-8"),
+            &PolicyOptions::default(),
+        );
+        let text = text_block("page.html", &found);
+        assert!(
+            text.starts_with("page.html: UTF-8 from protocol \"utf-8\"\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  declared: protocol \"utf-8\" (UTF-8), meta \"iso-8859-1\" (windows-1252)\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("  bytes: valid UTF-8 with 2 non-ASCII bytes\n"),
+            "{text}"
+        );
+        assert!(text.contains("  warning conflict: protocol"), "{text}");
+    }
+
+    #[test]
+    fn text_block_of_nothing() {
+        let found = determine(b"plain", None, &PolicyOptions::default());
+        let text = text_block("-", &found);
+        assert!(
+            text.starts_with("-: not determined\n  declared: nothing\n"),
+            "{text}"
+        );
+        assert!(text.contains("  error no-charset: "), "{text}");
+    }
+
+    #[test]
+    fn reading_is_bounded() {
+        let exact = read_bounded(&b"abc"[..], Path::new("x"), 3);
+        assert_eq!(exact.ok().as_deref(), Some(&b"abc"[..]));
+        let error = read_bounded(io::repeat(b'a'), Path::new("big.html"), 1000)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert_eq!(
+            error,
+            "big.html: larger than the 1,000 bytes `detect` reads; `scan` surveys files of any size"
+        );
+    }
+}

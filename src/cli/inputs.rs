@@ -1,0 +1,129 @@
+//! The options every scanning command shares: which inputs (paths, directory walking), how
+//! they are read (memory map or not, threads) and whether progress is shown.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::Outcome;
+use crate::Error;
+use crate::engine::walk::{self, Found, WalkOptions};
+use crate::engine::{EngineOptions, Input};
+
+/// Inputs, and how to read them.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct Selection {
+    /// Files or directories (walked recursively); none, or `-`, reads standard input.
+    pub(crate) paths: Vec<PathBuf>,
+    /// Worker threads (default: one per core). Results are the same whatever the number.
+    #[arg(short = 'j', long = "threads")]
+    threads: Option<usize>,
+    /// Read files instead of memory-mapping them.
+    #[arg(long)]
+    no_mmap: bool,
+    /// Include files that look binary (a NUL byte in their first 8 KiB); skipped otherwise.
+    #[arg(long)]
+    binary: bool,
+    /// Walk hidden files and directories too (`.git` is always skipped).
+    #[arg(long)]
+    hidden: bool,
+    /// Follow symbolic links while walking.
+    #[arg(long)]
+    follow: bool,
+    /// Only walk files matching this glob (repeatable).
+    #[arg(long = "glob")]
+    globs: Vec<String>,
+    /// Skip files matching this glob while walking (repeatable).
+    #[arg(long = "exclude")]
+    excludes: Vec<String>,
+    /// No progress bar and no summary on standard error.
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+}
+
+/// The inputs a selection names, ready to be processed.
+pub(crate) struct Prepared {
+    pub(crate) found: Vec<Found>,
+    pub(crate) engine: EngineOptions,
+    pub(crate) pool: rayon::ThreadPool,
+    pub(crate) skip_binary: bool,
+}
+
+impl Selection {
+    /// Expands the paths (reporting walk errors into `outcome`), sizes the thread pool and,
+    /// when standard error is a terminal, sets up the progress bar.
+    pub(crate) fn prepare(&self, outcome: &mut Outcome) -> Result<Prepared, Error> {
+        let options = WalkOptions {
+            hidden: self.hidden,
+            follow_links: self.follow,
+            globs: self.globs.clone(),
+            excludes: self.excludes.clone(),
+        };
+        let (found, errors) = walk::expand(&self.paths, &options);
+        for error in &errors {
+            outcome.error(error);
+        }
+        let mut pool = rayon::ThreadPoolBuilder::new();
+        if let Some(threads) = self.threads {
+            pool = pool.num_threads(threads.max(1));
+        }
+        let pool = pool
+            .build()
+            .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
+        let progress =
+            (!self.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(&found));
+        Ok(Prepared {
+            found,
+            engine: EngineOptions {
+                mmap: !self.no_mmap,
+                progress,
+            },
+            pool,
+            skip_binary: !self.binary,
+        })
+    }
+}
+
+/// A bar of bytes done out of the total size of the files, with speed and time left.
+fn progress_bar(found: &[Found]) -> ProgressBar {
+    let total: u64 = found
+        .iter()
+        .filter_map(|f| match &f.input {
+            Input::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            Input::Stdin => None,
+        })
+        .sum();
+    let bar = ProgressBar::new(total);
+    let style = ProgressStyle::with_template(
+        "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta} {wide_msg}",
+    );
+    if let Ok(style) = style {
+        bar.set_style(style);
+    }
+    bar
+}
+
+impl Prepared {
+    /// Whether `input` is to be skipped as binary (reported as skipped by the caller).
+    pub(crate) fn is_skipped_binary(&self, input: &Input) -> Result<bool, Error> {
+        Ok(self.skip_binary && crate::engine::looks_binary(input)?)
+    }
+
+    /// Shows the file being processed next to the bar.
+    pub(crate) fn show(&self, input: &Input) {
+        if let Some(bar) = &self.engine.progress {
+            bar.set_message(input.display_path().display().to_string());
+        }
+    }
+
+    pub(crate) fn finish(&self) {
+        if let Some(bar) = &self.engine.progress {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// How many files are processed at once before their results are reported, in order.
+pub(crate) const FILE_WINDOW: usize = 64;

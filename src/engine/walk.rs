@@ -1,0 +1,191 @@
+//! Turns the paths on the command line into the list of inputs: files as given, directories
+//! walked (with the `ignore` crate's walker), in a deterministic order.
+//!
+//! Hidden files and directories are skipped unless asked for, and `.git` always is; symbolic
+//! links are not followed unless asked; `--glob` keeps only matching files and `--exclude`
+//! drops matching ones. `.gitignore` files are not consulted: a data store's ignore rules
+//! are about source control, not about which files hold text.
+
+use std::path::{Path, PathBuf};
+
+use ignore::WalkBuilder;
+use ignore::overrides::OverrideBuilder;
+
+use super::Input;
+use crate::error::Error;
+
+/// Which files a walk yields.
+#[derive(Clone, Debug, Default)]
+pub struct WalkOptions {
+    /// Include hidden files and directories (names starting with `.`), `.git` excepted.
+    pub hidden: bool,
+    /// Follow symbolic links.
+    pub follow_links: bool,
+    /// Keep only files matching one of these globs (gitignore syntax); empty keeps all.
+    pub globs: Vec<String>,
+    /// Drop files matching any of these globs.
+    pub excludes: Vec<String>,
+}
+
+/// One input found, and the directory it was found under, if any, so that a mirrored output
+/// tree can place it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub input: Input,
+    pub root: Option<PathBuf>,
+}
+
+impl Found {
+    /// The path of this input relative to the directory it was found under, or its file name
+    /// when it was named directly.
+    pub fn relative_path(&self) -> PathBuf {
+        let path = self.input.display_path();
+        match &self.root {
+            Some(root) => path.strip_prefix(root).unwrap_or(&path).to_path_buf(),
+            None => path.file_name().map_or(path.clone(), PathBuf::from),
+        }
+    }
+}
+
+/// Expands `args` into inputs, in the order given, each directory's files sorted by name.
+/// No argument means standard input. Errors (an unreadable directory, a bad glob) are
+/// returned beside what could be found.
+pub fn expand(args: &[PathBuf], options: &WalkOptions) -> (Vec<Found>, Vec<Error>) {
+    let mut found = Vec::new();
+    let mut errors = Vec::new();
+    if args.is_empty() {
+        found.push(Found {
+            input: Input::Stdin,
+            root: None,
+        });
+    }
+    for arg in args {
+        if arg.as_os_str() == "-" || !arg.is_dir() {
+            found.push(Found {
+                input: Input::from_arg(arg),
+                root: None,
+            });
+            continue;
+        }
+        match walk_dir(arg, options) {
+            Ok((files, walk_errors)) => {
+                found.extend(files.into_iter().map(|path| Found {
+                    input: Input::File(path),
+                    root: Some(arg.clone()),
+                }));
+                errors.extend(walk_errors);
+            }
+            Err(error) => errors.push(error),
+        }
+    }
+    (found, errors)
+}
+
+fn walk_dir(root: &Path, options: &WalkOptions) -> Result<(Vec<PathBuf>, Vec<Error>), Error> {
+    let usage = |message: String| Error::Usage(format!("{}: {message}", root.display()));
+    let mut overrides = OverrideBuilder::new(root);
+    for glob in &options.globs {
+        overrides.add(glob).map_err(|e| usage(e.to_string()))?;
+    }
+    for glob in &options.excludes {
+        overrides
+            .add(&format!("!{glob}"))
+            .map_err(|e| usage(e.to_string()))?;
+    }
+    let overrides = overrides.build().map_err(|e| usage(e.to_string()))?;
+    let hidden = options.hidden;
+    // Hidden names are filtered here rather than by the walker's own option, which a matching
+    // `--glob` would override.
+    let walker = WalkBuilder::new(root)
+        .standard_filters(false)
+        .follow_links(options.follow_links)
+        .overrides(overrides)
+        .filter_entry(move |entry| {
+            let name = entry.file_name();
+            entry.depth() == 0
+                || (name != ".git" && (hidden || !name.as_encoded_bytes().starts_with(b".")))
+        })
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for entry in walker {
+        match entry {
+            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                files.push(entry.into_path());
+            }
+            Ok(_) => {}
+            Err(error) => errors.push(Error::Walk {
+                path: root.to_path_buf(),
+                message: error.to_string(),
+            }),
+        }
+    }
+    Ok((files, errors))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(found: &[Found]) -> Vec<String> {
+        found
+            .iter()
+            .map(|f| f.relative_path().display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn walks_sorted_skipping_hidden_and_git_and_honours_globs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        for name in [
+            "b.sql",
+            "a.txt",
+            ".hidden.txt",
+            "sub/c.txt",
+            ".git/config",
+            "sub/d.bin",
+        ] {
+            let path = root.join(name);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, b"x").expect("write");
+        }
+        let args = [root.to_path_buf()];
+        let (found, errors) = expand(&args, &WalkOptions::default());
+        assert!(errors.is_empty());
+        assert_eq!(names(&found), ["a.txt", "b.sql", "sub/c.txt", "sub/d.bin"]);
+
+        let hidden = WalkOptions {
+            hidden: true,
+            ..WalkOptions::default()
+        };
+        let (found, _) = expand(&args, &hidden);
+        assert_eq!(
+            names(&found),
+            [".hidden.txt", "a.txt", "b.sql", "sub/c.txt", "sub/d.bin"]
+        );
+
+        let globbed = WalkOptions {
+            globs: vec!["*.txt".into()],
+            excludes: vec!["sub/**".into()],
+            ..WalkOptions::default()
+        };
+        let (found, _) = expand(&args, &globbed);
+        assert_eq!(names(&found), ["a.txt"]);
+    }
+
+    #[test]
+    fn files_and_stdin_pass_through() {
+        let (found, _) = expand(&[], &WalkOptions::default());
+        assert_eq!(found[0].input, Input::Stdin);
+        let args = [PathBuf::from("-"), PathBuf::from("/no/such/file")];
+        let (found, errors) = expand(&args, &WalkOptions::default());
+        assert!(
+            errors.is_empty(),
+            "a missing file is reported when it is opened"
+        );
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[1].relative_path(), PathBuf::from("file"));
+    }
+}

@@ -1,0 +1,375 @@
+//! The batch engine through the binary: results independent of the thread count, directory
+//! trees, output modes, binary files, and faults (a killed child, a full disk, missing files).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use undouble::mojibake::codepage::{WINDOWS_1252, garble};
+
+fn undouble() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_undouble"))
+}
+
+fn run(args: &[&str]) -> Output {
+    undouble().args(args).output().expect("the binary runs")
+}
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus")
+        .join(name)
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 test paths")
+}
+
+/// A file of several 8 MiB blocks: the sample dump's lines, some of them garbled once more,
+/// with a few very long lines so that blocks are also cut inside a line.
+fn big_input(path: &Path, megabytes: usize) {
+    let dump = std::fs::read_to_string(corpus("dump-sample.sql")).expect("sample");
+    let mut out = String::with_capacity(megabytes << 20);
+    let mut n = 0usize;
+    while out.len() < megabytes << 20 {
+        for line in dump.lines() {
+            n += 1;
+            if n.is_multiple_of(97) {
+                out.push_str(&garble(line.as_bytes(), |_| &WINDOWS_1252).expect("defined"));
+            } else if n.is_multiple_of(5001) {
+                // A line of 9 MiB, longer than a block.
+                out.push_str(&line.repeat((9 << 20) / line.len().max(1)));
+            } else {
+                out.push_str(line);
+            }
+            out.push('\n');
+        }
+    }
+    std::fs::write(path, out).expect("write big input");
+}
+
+fn json_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect()
+}
+
+#[test]
+fn results_are_the_same_whatever_the_thread_count_and_reading_method() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("big.sql");
+    big_input(&input, 40);
+    let mut reference: Option<(Vec<u8>, Vec<Value>)> = None;
+    for args in [
+        vec!["-j", "1"],
+        vec!["-j", "2"],
+        vec!["-j", "4"],
+        vec!["-j", "2", "--no-mmap"],
+    ] {
+        let out = dir.path().join("out.sql");
+        let mut fix_args = vec!["fix", "-q", s(&input), "-o", s(&out)];
+        fix_args.extend(&args);
+        assert_eq!(run(&fix_args).status.code(), Some(1));
+        let fixed = std::fs::read(&out).expect("output");
+        let mut scan_args = vec!["scan", "--json", "--top", "50", s(&input)];
+        scan_args.extend(&args);
+        let records = json_lines(&run(&scan_args));
+        match &reference {
+            None => reference = Some((fixed, records)),
+            Some((fixed0, records0)) => {
+                assert!(fixed == *fixed0, "fix output differs with {args:?}");
+                assert_eq!(&records, records0, "scan differs with {args:?}");
+            }
+        }
+    }
+    // Standard input goes through the same blocks.
+    let stdin = std::fs::File::open(&input).expect("open");
+    let output = undouble()
+        .args(["scan", "--json", "--top", "50"])
+        .stdin(stdin)
+        .output()
+        .expect("runs");
+    let mut records = json_lines(&output);
+    let (_, records0) = reference.expect("measured");
+    records[0]["path"] = records0[0]["path"].clone();
+    assert_eq!(records, records0);
+}
+
+#[test]
+fn trees_are_walked_in_order_and_mirrored() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("b/deeper")).expect("mkdir");
+    std::fs::create_dir_all(tree.join(".hidden")).expect("mkdir");
+    std::fs::copy(corpus("dump-sample.sql"), tree.join("b/deeper/dump.sql")).expect("copy");
+    std::fs::copy(corpus("clean-multilingual.txt"), tree.join("a.txt")).expect("copy");
+    std::fs::copy(corpus("dump-sample.sql"), tree.join(".hidden/dump.sql")).expect("copy");
+    std::fs::write(
+        tree.join("image.bin"),
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR caf\xc3\x83\xc2\xa9",
+    )
+    .expect("write");
+
+    let output = run(&["scan", "--json", s(&tree)]);
+    assert_eq!(output.status.code(), Some(1));
+    let records = json_lines(&output);
+    let kinds: Vec<(String, String)> = records
+        .iter()
+        .map(|r| {
+            let path = r["path"].as_str().unwrap_or("");
+            let rel = path.strip_prefix(s(&tree)).unwrap_or(path).to_string();
+            (r["type"].as_str().unwrap_or("").to_string(), rel)
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("file".into(), "/a.txt".into()),
+            ("file".into(), "/b/deeper/dump.sql".into()),
+            ("skipped".into(), "/image.bin".into()),
+            ("total".into(), String::new()),
+        ]
+    );
+    assert_eq!(records[3]["files"], 2);
+    assert_eq!(records[3]["skipped"], 1);
+
+    let mirror = dir.path().join("mirror");
+    let output = run(&["fix", "-q", s(&tree), "--output-dir", s(&mirror)]);
+    assert_eq!(output.status.code(), Some(1));
+    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    assert!(std::fs::read(mirror.join("b/deeper/dump.sql")).expect("mirrored") == expected);
+    assert!(
+        std::fs::read(mirror.join("a.txt")).expect("mirrored")
+            == std::fs::read(corpus("clean-multilingual.txt")).expect("clean")
+    );
+    assert!(
+        !mirror.join("image.bin").exists(),
+        "binary files are skipped"
+    );
+    assert!(!mirror.join(".hidden").exists(), "hidden files are skipped");
+    // The sources are untouched.
+    assert!(std::fs::read(tree.join("b/deeper/dump.sql")).expect("source") != expected);
+
+    let output = run(&["scan", "--json", "--glob", "*.sql", "--hidden", s(&tree)]);
+    let records = json_lines(&output);
+    assert_eq!(records.len(), 3, "two dumps and the total: {records:?}");
+}
+
+#[test]
+fn in_place_with_backup_and_dry_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dump = dir.path().join("dump.sql");
+    std::fs::copy(corpus("dump-sample.sql"), &dump).expect("copy");
+    let original = std::fs::read(&dump).expect("read");
+
+    let output = run(&["fix", "--dry-run", s(&dump)]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("would repair"));
+    assert!(
+        std::fs::read(&dump).expect("read") == original,
+        "dry run writes nothing"
+    );
+
+    let output = run(&["fix", "-q", "--in-place", "--backup", ".orig", s(&dump)]);
+    assert_eq!(output.status.code(), Some(1));
+    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    assert!(std::fs::read(&dump).expect("read") == expected);
+    let backup = dir.path().join("dump.sql.orig");
+    assert!(std::fs::read(&backup).expect("backup") == original);
+}
+
+#[test]
+fn a_missing_file_fails_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = dir.path().join("good.sql");
+    std::fs::copy(corpus("dump-sample.sql"), &good).expect("copy");
+    let missing = dir.path().join("vanished.sql");
+    let output = run(&["fix", "-q", "--in-place", s(&missing), s(&good)]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("vanished.sql"));
+    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    assert!(
+        std::fs::read(&good).expect("read") == expected,
+        "the other file is repaired"
+    );
+}
+
+/// A full disk, simulated by a file-size limit: the error names the file, the target keeps
+/// its original bytes, no temporary file is left, the exit status is 2.
+#[cfg(unix)]
+#[test]
+fn a_full_disk_leaves_the_original() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dump = dir.path().join("dump.sql");
+    std::fs::copy(corpus("dump-sample.sql"), &dump).expect("copy");
+    let original = std::fs::read(&dump).expect("read");
+    // 16 blocks of 512 bytes: less than the repaired file. SIGXFSZ is ignored so that the
+    // write fails with EFBIG instead of killing the process.
+    let script = format!(
+        "ulimit -f 16; trap '' XFSZ; exec '{}' fix -q --in-place '{}'",
+        env!("CARGO_BIN_EXE_undouble"),
+        s(&dump)
+    );
+    let output = Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .expect("sh");
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("dump.sql"));
+    assert!(std::fs::read(&dump).expect("read") == original);
+    let leftovers = std::fs::read_dir(dir.path()).expect("list").count();
+    assert_eq!(leftovers, 1, "no temporary file left behind");
+}
+
+/// `fix --in-place` killed at random moments leaves the file either exactly as it was or
+/// completely repaired.
+#[cfg(unix)]
+#[test]
+fn a_killed_fix_leaves_each_file_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = dir.path().join("source.sql");
+    big_input(&source, 24);
+    let original = std::fs::read(&source).expect("read");
+    let repaired = {
+        let out = dir.path().join("repaired.sql");
+        run(&["fix", "-q", s(&source), "-o", s(&out)]);
+        std::fs::read(&out).expect("read")
+    };
+    assert!(repaired != original);
+    let target = dir.path().join("target.sql");
+    let (mut saw_original, mut saw_repaired) = (false, false);
+    for attempt in 0..12u64 {
+        std::fs::write(&target, &original).expect("reset");
+        let mut child = undouble()
+            .args(["fix", "-q", "--in-place", s(&target)])
+            .spawn()
+            .expect("spawn");
+        // Spread the kills over the run (a full run takes some tens of milliseconds).
+        std::thread::sleep(std::time::Duration::from_millis(attempt * attempt * 2));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = std::fs::read(&target).expect("read");
+        if now == original {
+            saw_original = true;
+        } else {
+            assert!(
+                now == repaired,
+                "attempt {attempt}: the file is neither original nor repaired"
+            );
+            saw_repaired = true;
+        }
+    }
+    assert!(saw_original || saw_repaired);
+}
+
+/// A file truncated while it is read (here without the memory map, whose truncation can only
+/// be caught between blocks) is an error naming it, and the other files are still scanned.
+#[test]
+fn a_file_truncated_during_the_scan_is_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let big = dir.path().join("shrinking.txt");
+    let line = "cafÃ© au lait, crÃ¨me brÃ»lÃ©e; ".repeat(40) + "\n";
+    let file = std::fs::File::create(&big).expect("create");
+    {
+        use std::io::Write;
+        let mut writer = std::io::BufWriter::new(&file);
+        for _ in 0..(256 << 20) / line.len() {
+            writer.write_all(line.as_bytes()).expect("write");
+        }
+    }
+    let clean = corpus("clean-multilingual.txt");
+    let child = undouble()
+        .args(["scan", "--json", "-j", "1", "--no-mmap", s(&big), s(&clean)])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    file.set_len(1 << 20).expect("truncate");
+    let output = child.wait_with_output().expect("finishes");
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("shrinking.txt") && stderr.contains("truncated"),
+        "{stderr}"
+    );
+    let records = json_lines(&output);
+    assert_eq!(records[0]["type"], "error");
+    assert_eq!(records[1]["type"], "file", "the next file is scanned");
+}
+
+/// `-o` naming a FIFO (or a device such as /dev/null) writes into it; it is never replaced by
+/// a regular file.
+#[cfg(unix)]
+#[test]
+fn output_to_a_fifo_is_written_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).expect("read the fifo"))
+    };
+    let output = run(&["fix", "-q", s(&corpus("dump-sample.sql")), "-o", s(&fifo)]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let received = reader.join().expect("reader");
+    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    assert!(received == expected);
+    let kind = std::fs::metadata(&fifo).expect("stat").file_type();
+    assert!(kind.is_fifo(), "the FIFO is still a FIFO");
+}
+
+/// `fix --in-place --audit` over a tree, then `undo` with the log: every file is back to its
+/// exact original bytes; a second `fix --audit` refuses to overwrite the log.
+#[test]
+fn an_audited_fix_is_undone_exactly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("sub")).expect("mkdir");
+    std::fs::copy(corpus("dump-sample.sql"), tree.join("sub/dump.sql")).expect("copy");
+    std::fs::copy(corpus("clean-multilingual.txt"), tree.join("clean.txt")).expect("copy");
+    let mut small = "Ã‰COLE, cafÃ©\r\n".as_bytes().to_vec();
+    small.extend(b"\xff");
+    small.extend("â€™".as_bytes());
+    std::fs::write(tree.join("small.txt"), small).expect("write");
+    let before: Vec<Vec<u8>> = ["sub/dump.sql", "clean.txt", "small.txt"]
+        .iter()
+        .map(|name| std::fs::read(tree.join(name)).expect("read"))
+        .collect();
+    let log = dir.path().join("audit.jsonl");
+
+    let output = run(&["fix", "-q", "--in-place", "--audit", s(&log), s(&tree)]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    assert!(std::fs::read(tree.join("sub/dump.sql")).expect("read") == expected);
+    let records: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(records[0]["type"], "header");
+    let changes = records.iter().filter(|r| r["type"] == "change").count();
+    assert_eq!(changes, 3566 + 3, "one record per repaired character");
+
+    let again = run(&["fix", "-q", "--in-place", "--audit", s(&log), s(&tree)]);
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "an existing log is never overwritten"
+    );
+
+    let output = run(&["undo", s(&log)]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    for (name, original) in ["sub/dump.sql", "clean.txt", "small.txt"]
+        .iter()
+        .zip(&before)
+    {
+        assert!(
+            std::fs::read(tree.join(name)).expect("read") == *original,
+            "{name} restored"
+        );
+    }
+}
