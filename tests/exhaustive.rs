@@ -66,7 +66,7 @@ fn check_batch(scanner: &Scanner, batch: &[char], reading: Reading, layers: usiz
     let Ok(()) = scanner.scan(garbled.as_bytes(), &mut sink);
     assert_eq!(counts.double_encoded, batch.len() as u64);
     assert_eq!(
-        counts.by_layers.get(&(layers as u8)),
+        counts.by_layers().get(&(layers as u8)),
         Some(&(batch.len() as u64))
     );
 }

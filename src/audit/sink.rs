@@ -114,7 +114,7 @@ impl<'r, W: Write> AuditSink<'r, W> {
                 .map(|(name, n)| (name.to_owned(), n))
                 .collect(),
             by_layers: counts
-                .by_layers
+                .by_layers()
                 .iter()
                 .map(|(layers, &n)| (layers.to_string(), n))
                 .collect(),

@@ -24,7 +24,7 @@ pub struct SequenceCount {
 }
 
 /// Everything `scan` reports about one input.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Counts {
     /// Bytes seen.
     pub bytes: u64,
@@ -36,10 +36,11 @@ pub struct Counts {
     pub double_encoded: u64,
     /// Non-ASCII characters inside repaired runs (the garbled form, not the original).
     pub garbled_chars: u64,
-    /// Repaired characters by the reading that explains them.
-    pub by_reading: BTreeMap<ReadingMask, u64>,
-    /// Repaired characters by layers removed.
-    pub by_layers: BTreeMap<u8, u64>,
+    /// Repaired characters by the reading that explains them (indexed by the mask's bits):
+    /// an array, because the hot loop adds to it once per repaired character.
+    by_reading: [u64; 256],
+    /// Repaired characters by layers removed (indexed by layers).
+    by_layers: [u64; 256],
     /// Repaired characters by garbled form.
     pub sequences: HashMap<Vec<u8>, SequenceCount>,
     /// Runs the pattern matched but the plausibility rule left alone.
@@ -48,7 +49,32 @@ pub struct Counts {
     pub left_alone_sequences: HashMap<Vec<u8>, SequenceCount>,
 }
 
+impl Default for Counts {
+    fn default() -> Counts {
+        Counts {
+            bytes: 0,
+            first_invalid_offset: None,
+            non_ascii_chars: 0,
+            double_encoded: 0,
+            garbled_chars: 0,
+            by_reading: [0; 256],
+            by_layers: [0; 256],
+            sequences: HashMap::default(),
+            left_alone: 0,
+            left_alone_sequences: HashMap::default(),
+        }
+    }
+}
+
 impl Counts {
+    /// Repaired characters by layers removed, for the layer counts that occur.
+    pub fn by_layers(&self) -> BTreeMap<u8, u64> {
+        (0..=u8::MAX)
+            .zip(self.by_layers)
+            .filter(|&(_, n)| n > 0)
+            .collect()
+    }
+
     /// True when the input is well-formed UTF-8 throughout.
     pub fn valid_utf8(&self) -> bool {
         self.first_invalid_offset.is_none()
@@ -84,8 +110,12 @@ impl Counts {
     /// Counts by reading name (`latin1`, `cp1252`, `either`, `mixed`).
     pub fn by_reading_names(&self, readings: &Readings) -> BTreeMap<&'static str, u64> {
         let mut named = BTreeMap::new();
-        for (&mask, &n) in &self.by_reading {
-            *named.entry(readings.reading_name(mask)).or_insert(0) += n;
+        for (bits, &n) in (0..=u8::MAX).zip(&self.by_reading) {
+            if n > 0 {
+                *named
+                    .entry(readings.reading_name(ReadingMask(bits)))
+                    .or_insert(0) += n;
+            }
         }
         named
     }
@@ -101,11 +131,11 @@ impl Counts {
         self.double_encoded += other.double_encoded;
         self.garbled_chars += other.garbled_chars;
         self.left_alone += other.left_alone;
-        for (k, v) in other.by_reading {
-            *self.by_reading.entry(k).or_insert(0) += v;
+        for (mine, theirs) in self.by_reading.iter_mut().zip(other.by_reading) {
+            *mine += theirs;
         }
-        for (k, v) in other.by_layers {
-            *self.by_layers.entry(k).or_insert(0) += v;
+        for (mine, theirs) in self.by_layers.iter_mut().zip(other.by_layers) {
+            *mine += theirs;
         }
         merge_sequences(&mut self.sequences, other.sequences);
         merge_sequences(&mut self.left_alone_sequences, other.left_alone_sequences);
@@ -198,8 +228,8 @@ impl Sink for CountingSink<'_> {
             }
             self.counts.double_encoded += 1;
             self.counts.garbled_chars += count_lead_bytes(garbled);
-            *self.counts.by_reading.entry(c.mask).or_insert(0) += 1;
-            *self.counts.by_layers.entry(c.layers).or_insert(0) += 1;
+            self.counts.by_reading[usize::from(c.mask.0)] += 1;
+            self.counts.by_layers[usize::from(c.layers)] += 1;
             record(&mut self.counts.sequences, garbled, seq);
         }
         Ok(())

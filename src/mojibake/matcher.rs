@@ -44,8 +44,16 @@ pub struct RepairedChar {
 /// Decodes the UTF-8 character at the start of `bytes`, if there is a valid one.
 #[inline]
 pub fn decode_char(bytes: &[u8]) -> Option<(char, usize)> {
-    match bytes.first()? {
-        0x00..=0x7F => Some((char::from(bytes[0]), 1)),
+    match *bytes.first()? {
+        b @ 0x00..=0x7F => Some((char::from(b), 1)),
+        // Two-byte characters, most of what the matcher reads, without the general decoder.
+        lead @ 0xC2..=0xDF => match bytes.get(1) {
+            Some(&next @ 0x80..=0xBF) => {
+                let cp = (u32::from(lead & 0x1F) << 6) | u32::from(next & 0x3F);
+                char::from_u32(cp).map(|c| (c, 2))
+            }
+            _ => None,
+        },
         _ => match bstr::decode_utf8(bytes) {
             (Some(ch), len) => Some((ch, len)),
             (None, _) => None,

@@ -266,7 +266,14 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
     };
     let mut garbled_chars = garbled.chars();
     let lead = garbled_chars.next().unwrap_or(' ');
-    let continuations: Vec<char> = garbled_chars.collect();
+    // One to three characters: kept on the stack, since this runs for most sequences found.
+    let mut buffer = [' '; 3];
+    let mut count = 0;
+    for (slot, c) in buffer.iter_mut().zip(garbled_chars) {
+        *slot = c;
+        count += 1;
+    }
+    let continuations = &buffer[..count];
     let visible_symbol = |c: &char| class_of(*c) == CharClass::Symbol && !c.is_whitespace();
     let symbols_inside = continuations
         .iter()

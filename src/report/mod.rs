@@ -29,7 +29,7 @@ fn sequence_json(readings: &Readings, garbled: &[u8], seq: &SequenceCount) -> Va
 /// The counts of one input (or the totals) as one JSON object, without its `type` and `path`.
 pub fn counts_json(readings: &Readings, counts: &Counts, top: usize) -> Value {
     let by_layers: serde_json::Map<String, Value> = counts
-        .by_layers
+        .by_layers()
         .iter()
         .map(|(layers, n)| (layers.to_string(), json!(n)))
         .collect();
@@ -98,7 +98,7 @@ pub fn counts_text(readings: &Readings, name: &str, counts: &Counts, top: usize)
             .map(|(r, n)| format!("{r} {}", thousands(*n)))
             .collect();
         let layers_part: Vec<String> = counts
-            .by_layers
+            .by_layers()
             .iter()
             .map(|(l, n)| {
                 format!(
