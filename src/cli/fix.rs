@@ -56,7 +56,7 @@ enum Destination {
 
 /// What became of one input.
 enum Fixed {
-    Done(Counts, Written),
+    Done(Box<Counts>, Written),
     SkippedBinary,
     Failed(Error),
 }
@@ -203,7 +203,7 @@ fn fix_one(
         }
     });
     match result {
-        Ok((counts, written)) => Fixed::Done(counts, written),
+        Ok((counts, written)) => Fixed::Done(Box::new(counts), written),
         Err(error) => Fixed::Failed(error),
     }
 }

@@ -28,7 +28,7 @@ pub(crate) struct ScanArgs {
 
 /// What became of one input.
 enum Scanned {
-    Counts(Counts),
+    Counts(Box<Counts>),
     SkippedBinary,
     Failed(Error),
 }
@@ -58,7 +58,7 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                         Ok(true) => Scanned::SkippedBinary,
                         Ok(false) => {
                             match engine::scan_input(&scanner, &found.input, &prepared.engine) {
-                                Ok(counts) => Scanned::Counts(counts),
+                                Ok(counts) => Scanned::Counts(Box::new(counts)),
                                 Err(error) => Scanned::Failed(error),
                             }
                         }
@@ -79,7 +79,7 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                     } else {
                         report::counts_text(readings, &name, &counts, args.top)
                     };
-                    total.merge(counts);
+                    total.merge(*counts);
                     line
                 }
                 Scanned::SkippedBinary => {
