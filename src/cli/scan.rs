@@ -5,11 +5,13 @@ use std::io::{self, Write};
 use clap::Args;
 use rayon::prelude::*;
 
+use super::inputs::Prepared;
 use super::inputs::{FILE_WINDOW, Selection};
 use super::{Detection, Outcome};
 use crate::Error;
-use crate::engine;
-use crate::mojibake::Counts;
+use crate::charset::{FileFacts, Survey, survey};
+use crate::engine::{self, Input};
+use crate::mojibake::{Counts, Scanner};
 use crate::report;
 
 #[derive(Args, Clone, Debug)]
@@ -28,7 +30,7 @@ pub(crate) struct ScanArgs {
 
 /// What became of one input.
 enum Scanned {
-    Counts(Box<Counts>),
+    Counts(Box<Counts>, Box<Survey>),
     SkippedBinary,
     Failed(Error),
 }
@@ -56,12 +58,12 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                     prepared.show(&found.input);
                     match prepared.is_skipped_binary(&found.input) {
                         Ok(true) => Scanned::SkippedBinary,
-                        Ok(false) => {
-                            match engine::scan_input(&scanner, &found.input, &prepared.engine) {
-                                Ok(counts) => Scanned::Counts(Box::new(counts)),
-                                Err(error) => Scanned::Failed(error),
+                        Ok(false) => match scan_and_survey(&scanner, &found.input, &prepared) {
+                            Ok((counts, survey)) => {
+                                Scanned::Counts(Box::new(counts), Box::new(survey))
                             }
-                        }
+                            Err(error) => Scanned::Failed(error),
+                        },
                         Err(error) => Scanned::Failed(error),
                     }
                 })
@@ -70,14 +72,19 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
         for (found, result) in window.iter().zip(results) {
             let name = found.input.display_path().display().to_string();
             let line = match result {
-                Scanned::Counts(counts) => {
+                Scanned::Counts(counts, survey) => {
                     files += 1;
                     outcome.found |= counts.double_encoded > 0;
                     let line = if args.json {
-                        let body = report::counts_json(readings, &counts, args.top);
+                        let mut body = report::counts_json(readings, &counts, args.top);
+                        body["encoding"] = serde_json::to_value(&survey).unwrap_or_default();
                         format!("{}\n", report::record("file", Some(&name), body))
                     } else {
-                        report::counts_text(readings, &name, &counts, args.top)
+                        let mut text = report::counts_text(readings, &name, &counts, args.top);
+                        for diagnostic in &survey.diagnostics {
+                            text += &format!("  {}\n", diagnostic.message);
+                        }
+                        text
                     };
                     total.merge(*counts);
                     line
@@ -117,4 +124,26 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
     };
     let _ = out.write_all(line.as_bytes());
     outcome
+}
+
+/// How much of a file the encoding survey reads: declarations sit at the start of a document
+/// or dump, and a SQL dump's table charsets are read this far (the scan itself reads it all).
+const SURVEY_LIMIT: usize = engine::blocks::BLOCK_SIZE;
+
+/// Scans one input, then surveys its declared and actual encoding from its start and what the
+/// scan counted.
+fn scan_and_survey(
+    scanner: &Scanner,
+    input: &Input,
+    prepared: &Prepared,
+) -> Result<(Counts, Survey), Error> {
+    let (counts, head) =
+        engine::scan_input_keeping_head(scanner, input, &prepared.engine, SURVEY_LIMIT)?;
+    let facts = FileFacts {
+        first_invalid_offset: counts.first_invalid_offset,
+        non_ascii_chars: counts.non_ascii_chars,
+        double_encoded: counts.double_encoded,
+    };
+    let survey = survey(&head, &facts);
+    Ok((counts, survey))
 }

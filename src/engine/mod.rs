@@ -265,7 +265,20 @@ pub fn scan_input(
     input: &Input,
     options: &EngineOptions,
 ) -> Result<Counts, Error> {
+    scan_input_keeping_head(scanner, input, options, 0).map(|(counts, _)| counts)
+}
+
+/// Scans one input, and keeps a copy of its first `head_limit` bytes (at most its first
+/// block), for what needs to look at the start of a file once it has been read: the same
+/// bytes whether it was mapped, read or piped.
+pub fn scan_input_keeping_head(
+    scanner: &Scanner,
+    input: &Input,
+    options: &EngineOptions,
+    head_limit: usize,
+) -> Result<(Counts, Vec<u8>), Error> {
     let mut total = Counts::default();
+    let mut head = Vec::new();
     for_each_block(
         input,
         scanner.readings(),
@@ -282,12 +295,15 @@ pub fn scan_input(
             );
             Ok(counts)
         },
-        |_, _, counts| {
+        |block, base, counts| {
+            if base == 0 {
+                head.extend_from_slice(&block[..block.len().min(head_limit)]);
+            }
             total.merge(counts);
             Ok(())
         },
     )?;
-    Ok(total)
+    Ok((total, head))
 }
 
 /// Repairs one input into `out` (named `out_path` in errors), and counts what it repaired.
