@@ -1,7 +1,7 @@
 //! The audit log: what `fix` changed, written so that it can be read, summarised and undone.
 //!
 //! A fix that rewrites files in place must be able to prove what it did and to take it back
-//! exactly. The log is JSON Lines (schema in [`record`] and in `README-audit.md`): a header for
+//! exactly. The log is JSON Lines (schema in [`record`] and in the README): a header for
 //! the run, one record per repaired character (or, at the summary level, per distinct garbled
 //! form), and one record per file with its size and SHA-256 before and after.
 //!
