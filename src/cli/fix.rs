@@ -63,12 +63,8 @@ enum Fixed {
 
 pub(crate) fn run(args: &FixArgs) -> Outcome {
     let mut outcome = Outcome::default();
-    let scanner = match args.detection.scanner() {
-        Ok(scanner) => scanner,
-        Err(error) => return Outcome::failed(&error),
-    };
-    let prepared = match args.selection.prepare(&mut outcome) {
-        Ok(prepared) => prepared,
+    let (scanner, prepared) = match args.selection.start(&args.detection, &mut outcome) {
+        Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
     };
     let single_output = !args.in_place && args.output_dir.is_none() && !args.dry_run;

@@ -7,10 +7,11 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::Outcome;
+use super::{Detection, Outcome};
 use crate::Error;
 use crate::engine::walk::{self, Found, WalkOptions};
 use crate::engine::{EngineOptions, Input};
+use crate::mojibake::Scanner;
 
 /// Inputs, and how to read them.
 #[derive(Args, Clone, Debug)]
@@ -52,6 +53,18 @@ pub(crate) struct Prepared {
 }
 
 impl Selection {
+    /// The scanner `detection` asks for and the prepared inputs: what every scanning command
+    /// starts with.
+    pub(crate) fn start(
+        &self,
+        detection: &Detection,
+        outcome: &mut Outcome,
+    ) -> Result<(Scanner, Prepared), Error> {
+        let scanner = detection.scanner()?;
+        let prepared = self.prepare(outcome)?;
+        Ok((scanner, prepared))
+    }
+
     /// Expands the paths (reporting walk errors into `outcome`), sizes the thread pool and,
     /// when standard error is a terminal, sets up the progress bar.
     pub(crate) fn prepare(&self, outcome: &mut Outcome) -> Result<Prepared, Error> {

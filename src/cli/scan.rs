@@ -37,12 +37,8 @@ enum Scanned {
 
 pub(crate) fn run(args: &ScanArgs) -> Outcome {
     let mut outcome = Outcome::default();
-    let scanner = match args.detection.scanner() {
-        Ok(scanner) => scanner,
-        Err(error) => return Outcome::failed(&error),
-    };
-    let prepared = match args.selection.prepare(&mut outcome) {
-        Ok(prepared) => prepared,
+    let (scanner, prepared) = match args.selection.start(&args.detection, &mut outcome) {
+        Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
     };
     let readings = scanner.readings();
