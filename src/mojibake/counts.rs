@@ -89,7 +89,9 @@ impl Counts {
     /// UTF-8 validity, its non-ASCII characters. Buffers must be cut between characters.
     pub fn observe_bytes(&mut self, buffer: &[u8], base: u64) {
         self.bytes += buffer.len() as u64;
+        // The `basic` validator is the fast one; only a failure asks `compat` for the offset.
         if self.first_invalid_offset.is_none()
+            && simdutf8::basic::from_utf8(buffer).is_err()
             && let Err(error) = simdutf8::compat::from_utf8(buffer)
         {
             self.first_invalid_offset = Some(base + error.valid_up_to() as u64);
