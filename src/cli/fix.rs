@@ -85,6 +85,8 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
             }
         }
     };
+    let mut total = Counts::default();
+    let (mut files, mut rewritten, mut skipped) = (0u64, 0u64, 0u64);
     for window in prepared.found.chunks(FILE_WINDOW) {
         let fix = |found| fix_one(args, &scanner, &prepared, found, audit.as_ref());
         let results: Vec<Fixed> = match audit {
@@ -99,18 +101,22 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
             match result {
                 Fixed::Done(counts, written) => {
                     outcome.found |= counts.double_encoded > 0;
+                    files += 1;
+                    rewritten += u64::from(written == Written::Replaced && !args.dry_run);
+                    let what = match (args.dry_run, written) {
+                        (true, _) if counts.double_encoded > 0 => "would repair ",
+                        (true, _) => "nothing to repair in ",
+                        (false, Written::Unchanged) => "unchanged ",
+                        (false, Written::Replaced) => "",
+                    };
                     if !args.selection.quiet {
-                        let what = match (args.dry_run, written) {
-                            (true, _) if counts.double_encoded > 0 => "would repair ",
-                            (true, _) => "nothing to repair in ",
-                            (false, Written::Unchanged) => "unchanged ",
-                            (false, Written::Replaced) => "",
-                        };
                         let readings = scanner.readings();
                         eprint!("{what}{}", report::counts_text(readings, &name, &counts, 5));
                     }
+                    total.merge(*counts);
                 }
                 Fixed::SkippedBinary => {
+                    skipped += 1;
                     if !args.selection.quiet {
                         eprintln!("{name}: skipped (looks binary; --binary repairs it)");
                     }
@@ -120,6 +126,13 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         }
     }
     prepared.finish();
+    if files + skipped > 1 && !args.selection.quiet {
+        let name = format!("total ({files} files, {rewritten} written, {skipped} skipped)");
+        eprint!(
+            "{}",
+            report::counts_text(scanner.readings(), &name, &total, 5)
+        );
+    }
     if let Some(log) = audit {
         let finished = log
             .into_inner()
