@@ -3,7 +3,8 @@
 # from the page cache, each ratio against a baseline measured in the same run.
 #
 # What: generates a 1 GB dump-like file (2% of strings double-encoded) with gen_data.py, then
-# times `scan` and `fix -o` with 1 and 2 threads and `cat FILE > OUT` with hyperfine, and
+# times `scan` and `fix -o` with 1 and 2 threads and `cat FILE > OUT` with hyperfine (also
+# followed by `sync OUT`, since `fix` syncs what it writes before renaming it into place), and
 # measures peak RSS of `fix -o` on the 1 GB file and on a 4 GB one with /usr/bin/time.
 # Prints a Markdown table. Installs hyperfine and GNU time from Debian's packages if missing.
 #
@@ -38,6 +39,7 @@ json="$data/engine-hyperfine.json"
 
 hyperfine --warmup 1 --runs "$runs" --export-json "$json" -N \
     --command-name "cat > file" "sh -c 'cat $sql > $out'" \
+    --command-name "cat > file; sync file" "sh -c 'cat $sql > $out && sync $out'" \
     --command-name "scan -j1" "$undouble scan -q -j 1 $sql" \
     --command-name "scan -j2" "$undouble scan -q -j 2 $sql" \
     --command-name "fix -o -j1" "$undouble fix -q -j 1 $sql -o $out" \
@@ -66,6 +68,7 @@ for name in results:
         ratio = f"{median[one] / median[name]:.2f}x faster than {one}"
     if name.startswith("fix"):
         ratio += ("; " if ratio else "") + f"{mbps[name] / mbps['cat > file']:.2f}x cat's MB/s"
+        ratio += f", {mbps[name] / mbps['cat > file; sync file']:.2f}x cat+sync's"
     print(f"| `{name}` | {median[name]:.3f} | {mbps[name]:.0f} | {ratio} |")
 print()
 print(f"Peak RSS of `fix -o` (includes the mapped input's resident pages): "

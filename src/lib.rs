@@ -11,10 +11,13 @@
 //! - [`report`]: what a person or a program reads: text summaries and JSON Lines.
 //! - [`cli`]: the command line, one module per command.
 //! - [`charset`]: the HTML::Encoding routines and the priority/conflict policy on top of them.
+//! - [`dump`]: dump-aware mode: `mysqldump`/`pg_dump` files lexed so that only the values of
+//!   text columns are repaired (blobs stay byte-identical), with a per-table, per-column report.
 
 pub mod audit;
 pub mod charset;
 pub mod cli;
+pub mod dump;
 pub mod engine;
 pub mod error;
 pub mod mojibake;

@@ -341,7 +341,34 @@ fn an_audited_fix_is_undone_exactly() {
         .collect();
     let log = dir.path().join("audit.jsonl");
 
-    let output = run(&["fix", "-q", "--in-place", "--audit", s(&log), s(&tree)]);
+    // A dump is only audited as plain text, when asked for by name.
+    let lone = dir.path().join("lone.sql");
+    std::fs::copy(corpus("dump-sample.sql"), &lone).expect("copy");
+    let refused_log = dir.path().join("refused.jsonl");
+    let refused = run(&[
+        "fix",
+        "-q",
+        "--in-place",
+        "--audit",
+        s(&refused_log),
+        s(&lone),
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--format text"));
+    assert!(
+        std::fs::read(&lone).expect("read") == before[0],
+        "a refused dump is untouched"
+    );
+    let output = run(&[
+        "fix",
+        "-q",
+        "--in-place",
+        "--format",
+        "text",
+        "--audit",
+        s(&log),
+        s(&tree),
+    ]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
     assert!(std::fs::read(tree.join("sub/dump.sql")).expect("read") == expected);

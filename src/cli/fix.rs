@@ -12,6 +12,7 @@ use super::inputs::{FILE_WINDOW, Prepared, Selection};
 use super::{Detection, Outcome};
 use crate::Error;
 use crate::audit::{AuditLevel, AuditLog};
+use crate::dump::{self, DumpOptions, Format};
 use crate::engine::walk::Found;
 use crate::engine::{self, Input, Written};
 use crate::mojibake::{Counts, Scanner};
@@ -43,6 +44,14 @@ pub(crate) struct FixArgs {
     /// What the audit log holds: every change, or a summary per file and sequence.
     #[arg(long, value_enum, default_value_t = AuditLevel::Full, requires = "audit")]
     audit_level: AuditLevel,
+    /// How inputs are read: a SQL dump (`sql`: only the values of text columns are repaired,
+    /// blobs are left byte-identical), plain text (`text`), or a dump when its header says so.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    format: Format,
+    /// With a SQL dump, also rewrite the `latin1` character set of its text columns, their
+    /// tables and `SET NAMES` to this one, so that the repaired dump loads as UTF-8.
+    #[arg(long, value_enum, value_name = "CHARSET")]
+    convert_charset: Option<dump::Charset>,
     #[command(flatten)]
     detection: Detection,
 }
@@ -56,7 +65,8 @@ enum Destination {
 
 /// What became of one input.
 enum Fixed {
-    Done(Box<Counts>, Written),
+    /// Counts, what became of the target, and more to tell (a dump's damaged columns).
+    Done(Box<Counts>, Written, String),
     SkippedBinary,
     Failed(Error),
 }
@@ -99,7 +109,7 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         for (found, result) in window.iter().zip(results) {
             let name = found.input.display_path().display().to_string();
             match result {
-                Fixed::Done(counts, written) => {
+                Fixed::Done(counts, written, more) => {
                     outcome.found |= counts.double_encoded > 0;
                     files += 1;
                     rewritten += u64::from(written == Written::Replaced && !args.dry_run);
@@ -112,6 +122,7 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
                     if !args.selection.quiet {
                         let readings = scanner.readings();
                         eprint!("{what}{}", report::counts_text(readings, &name, &counts, 5));
+                        eprint!("{more}");
                     }
                     total.merge(*counts);
                 }
@@ -177,6 +188,35 @@ fn fix_one(
         Ok(false) => {}
         Err(error) => return Fixed::Failed(error),
     }
+    match dump::dialect_of(&found.input, args.format) {
+        // The audit log records no table, column or row yet, and a plain repair of a dump
+        // would touch its blobs: an audited dump is refused, unless `--format text` asks for
+        // the plain repair by name.
+        Ok(Some(_)) if audit.is_some() => {
+            let message = "--audit does not record dump-aware repairs yet; \
+                           --format text repairs (and audits) the dump as plain text, blobs included";
+            return Fixed::Failed(Error::Usage(format!(
+                "{}: {message}",
+                found.input.display_path().display()
+            )));
+        }
+        Ok(Some(dialect)) => {
+            return match fix_dump_one(args, scanner, prepared, found, dialect) {
+                Ok((counts, written, more)) => Fixed::Done(Box::new(counts), written, more),
+                Err(error) => Fixed::Failed(error),
+            };
+        }
+        Ok(None) if args.convert_charset.is_some() => {
+            let message = format!(
+                "{}: --convert-charset needs a SQL dump, and this input has no dump header \
+                 (--format sql reads it as one)",
+                found.input.display_path().display()
+            );
+            return Fixed::Failed(Error::Usage(message));
+        }
+        Ok(None) => {}
+        Err(error) => return Fixed::Failed(error),
+    }
     let mut log = match audit.map(Mutex::lock) {
         None => None,
         Some(Ok(log)) => Some(log),
@@ -196,12 +236,7 @@ fn fix_one(
             .map(|counts| (counts, Written::Replaced))
         }
         Destination::Path(target) => {
-            if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(|source| Error::Write {
-                    path: parent.to_path_buf(),
-                    source,
-                })?;
-            }
+            create_parent(&target)?;
             match log.as_deref_mut() {
                 Some(log) => log.fix_to_path(input, &target),
                 None => {
@@ -212,7 +247,54 @@ fn fix_one(
         }
     });
     match result {
-        Ok((counts, written)) => Fixed::Done(Box::new(counts), written),
+        Ok((counts, written)) => Fixed::Done(Box::new(counts), written, String::new()),
         Err(error) => Fixed::Failed(error),
     }
+}
+
+/// Creates the directory a target goes into.
+fn create_parent(target: &Path) -> Result<(), Error> {
+    match target.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => std::fs::create_dir_all(parent).map_err(|source| Error::Write {
+            path: parent.to_path_buf(),
+            source,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Repairs one SQL dump: only the values of its text columns. Returns the counts, what became
+/// of the target, and the columns that held double-encoded text.
+fn fix_dump_one(
+    args: &FixArgs,
+    scanner: &Scanner,
+    prepared: &Prepared,
+    found: &Found,
+    dialect: crate::charset::SqlDialect,
+) -> Result<(Counts, Written, String), Error> {
+    let options = DumpOptions {
+        dialect,
+        convert_charset: args.convert_charset,
+    };
+    let input = &found.input;
+    let engine = &prepared.engine;
+    let (mut report, written) = match destination(args, found)? {
+        Destination::Nowhere => {
+            let (report, _) = dump::scan_dump(scanner, input, &options, engine, 0)?;
+            (report, Written::Unchanged)
+        }
+        Destination::Stdout => {
+            let out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
+            let stdout = Path::new("<stdout>");
+            let report = dump::fix_dump(scanner, input, out, stdout, &options, engine)?;
+            (report, Written::Replaced)
+        }
+        Destination::Path(target) => {
+            create_parent(&target)?;
+            let backup = args.backup.as_deref();
+            dump::fix_dump_to_path(scanner, input, &target, backup, &options, engine)?
+        }
+    };
+    let more = report.text(scanner.readings(), true);
+    Ok((std::mem::take(&mut report.counts), written, more))
 }

@@ -10,6 +10,7 @@ use super::inputs::{FILE_WINDOW, Selection};
 use super::{Detection, Outcome};
 use crate::Error;
 use crate::charset::{FileFacts, Survey, survey};
+use crate::dump::{self, DumpOptions, DumpReport, Format};
 use crate::engine::{self, Input};
 use crate::mojibake::{Counts, Scanner};
 use crate::report;
@@ -24,13 +25,19 @@ pub(crate) struct ScanArgs {
     /// How many distinct sequences to list per file.
     #[arg(long, default_value_t = report::TOP_SEQUENCES)]
     top: usize,
+    /// How inputs are read: a SQL dump (`sql`: only the values of text columns count, and
+    /// every table and column is reported), plain text (`text`), or a dump when its header
+    /// says so.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    format: Format,
     #[command(flatten)]
     detection: Detection,
 }
 
 /// What became of one input.
 enum Scanned {
-    Counts(Box<Counts>, Box<Survey>),
+    /// Counts, the encoding survey, and for a dump its tables and columns.
+    Counts(Box<Counts>, Box<Survey>, Option<Box<DumpReport>>),
     SkippedBinary,
     Failed(Error),
 }
@@ -54,9 +61,10 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                     prepared.show(&found.input);
                     match prepared.is_skipped_binary(&found.input) {
                         Ok(true) => Scanned::SkippedBinary,
-                        Ok(false) => match scan_and_survey(&scanner, &found.input, &prepared) {
-                            Ok((counts, survey)) => {
-                                Scanned::Counts(Box::new(counts), Box::new(survey))
+                        Ok(false) => match scan_and_survey(args, &scanner, &found.input, &prepared)
+                        {
+                            Ok((counts, survey, tables)) => {
+                                Scanned::Counts(Box::new(counts), Box::new(survey), tables)
                             }
                             Err(error) => Scanned::Failed(error),
                         },
@@ -68,17 +76,23 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
         for (found, result) in window.iter().zip(results) {
             let name = found.input.display_path().display().to_string();
             let line = match result {
-                Scanned::Counts(counts, survey) => {
+                Scanned::Counts(counts, survey, tables) => {
                     files += 1;
                     outcome.found |= counts.double_encoded > 0;
                     let line = if args.json {
                         let mut body = report::counts_json(readings, &counts, args.top);
                         body["encoding"] = serde_json::to_value(&survey).unwrap_or_default();
+                        if let Some(tables) = &tables {
+                            body["dump"] = tables.json(readings);
+                        }
                         format!("{}\n", report::record("file", Some(&name), body))
                     } else {
                         let mut text = report::counts_text(readings, &name, &counts, args.top);
                         for diagnostic in &survey.diagnostics {
                             text += &format!("  {}\n", diagnostic.message);
+                        }
+                        if let Some(tables) = &tables {
+                            text += &tables.text(readings, false);
                         }
                         text
                     };
@@ -126,20 +140,36 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
 /// or dump, and a SQL dump's table charsets are read this far (the scan itself reads it all).
 const SURVEY_LIMIT: usize = engine::blocks::BLOCK_SIZE;
 
-/// Scans one input, then surveys its declared and actual encoding from its start and what the
-/// scan counted.
+/// Scans one input (as a dump, with its tables and columns, when it is one), then surveys its
+/// declared and actual encoding from its start and what the scan counted.
 fn scan_and_survey(
+    args: &ScanArgs,
     scanner: &Scanner,
     input: &Input,
     prepared: &Prepared,
-) -> Result<(Counts, Survey), Error> {
-    let (counts, head) =
-        engine::scan_input_keeping_head(scanner, input, &prepared.engine, SURVEY_LIMIT)?;
+) -> Result<(Counts, Survey, Option<Box<DumpReport>>), Error> {
+    let (counts, head, tables) = match dump::dialect_of(input, args.format)? {
+        Some(dialect) => {
+            let options = DumpOptions {
+                dialect,
+                convert_charset: None,
+            };
+            let (mut tables, head) =
+                dump::scan_dump(scanner, input, &options, &prepared.engine, SURVEY_LIMIT)?;
+            let counts = std::mem::take(&mut tables.counts);
+            (counts, head, Some(Box::new(tables)))
+        }
+        None => {
+            let (counts, head) =
+                engine::scan_input_keeping_head(scanner, input, &prepared.engine, SURVEY_LIMIT)?;
+            (counts, head, None)
+        }
+    };
     let facts = FileFacts {
         first_invalid_offset: counts.first_invalid_offset,
         non_ascii_chars: counts.non_ascii_chars,
         double_encoded: counts.double_encoded,
     };
     let survey = survey(&head, &facts);
-    Ok((counts, survey))
+    Ok((counts, survey, tables))
 }

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# A real database round trip for dump-aware `undouble fix` (issue 5).
+#
+# Starts a private MariaDB server in a temporary directory (no network, a unix socket there,
+# stopped by its PID on every exit path), creates a latin1 table and fills it the way damage
+# happens: real multilingual text sent through a connection declared latin1 (double-encoded
+# in the dump), the same mistake made twice (triple-encoded), text stored correctly,
+# legitimate look-alikes, blobs whose bytes look double-encoded, and a utf8mb4 control column.
+# Then: mariadb-dump --default-character-set=utf8mb4 (no --hex-blob), undouble fix
+# --convert-charset utf8mb4, load into a fresh database, and compare every cell with its true
+# value. Prints one line per cell class, and `N passed, N failed` last; exits 1 on a failure.
+#
+# Installs mariadb-server and mariadb-client from Debian when they are missing (as root), with
+# service start-up denied. Uses target/release/undouble, built if missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+say() { printf '== %s\n' "$*" >&2; }
+
+# ---- MariaDB, installed without a service
+if ! command -v mariadb-install-db >/dev/null || ! command -v mariadb-dump >/dev/null; then
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "MariaDB is missing and only root can install it (apt-get install mariadb-server mariadb-client)" >&2
+        exit 2
+    fi
+    say "installing mariadb-server and mariadb-client"
+    # Packages must not start a server: deny every service start while they install.
+    policy=/usr/sbin/policy-rc.d
+    created_policy=""
+    if [[ ! -e $policy ]]; then
+        printf '#!/bin/sh\nexit 101\n' >"$policy"
+        chmod +x "$policy"
+        created_policy=$policy
+    fi
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        mariadb-server mariadb-client >/dev/null
+    if [[ -n $created_policy ]]; then
+        rm -f "$created_policy"
+    fi
+    if pgrep -x mariadbd >/dev/null; then
+        echo "warning: a MariaDB service is running (not started by this script; left alone)" >&2
+    fi
+fi
+mariadbd=$(command -v mariadbd || echo /usr/sbin/mariadbd)
+
+# ---- undouble
+undouble=$root/target/release/undouble
+if [[ ! -x $undouble ]]; then
+    say "building undouble (release)"
+    cargo build --release --locked --quiet
+fi
+
+# ---- a private server
+work=$(mktemp -d "${TMPDIR:-/tmp}/undouble-mariadb.XXXXXX")
+server_pid=""
+cleanup() {
+    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+        kill "$server_pid" 2>/dev/null || true
+        for _ in $(seq 100); do
+            kill -0 "$server_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -9 "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+as_user=()
+if [[ $(id -u) -eq 0 ]]; then
+    as_user=(--user=root)
+fi
+socket=$work/mariadb.sock
+say "starting a private mariadbd in $work"
+mariadb-install-db --no-defaults "${as_user[@]}" --datadir="$work/data" \
+    --auth-root-authentication-method=normal --skip-test-db >"$work/install.log" 2>&1 \
+    || { cat "$work/install.log" >&2; exit 2; }
+"$mariadbd" --no-defaults "${as_user[@]}" --datadir="$work/data" --socket="$socket" \
+    --skip-networking --pid-file="$work/mariadbd.pid" --log-error="$work/mariadbd.err" \
+    --innodb-buffer-pool-size=64M --max-allowed-packet=64M &
+server_pid=$!
+client=(mariadb --no-defaults --socket="$socket" --user=root)
+for _ in $(seq 300); do
+    if "${client[@]}" -e 'SELECT 1' >/dev/null 2>&1; then
+        break
+    fi
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+        cat "$work/mariadbd.err" >&2
+        exit 2
+    fi
+    sleep 0.1
+done
+"${client[@]}" -e 'SELECT 1' >/dev/null
+
+# ---- the damage, done the classic way
+# The clean-text corpus (benches/cleantext/build.sh) if it was built, else the committed
+# sample; ROUNDTRIP_TEXT names another file or directory of clean text.
+source_text=${ROUNDTRIP_TEXT:-$root/benches/data/cleantext}
+if [[ ! -e $source_text ]]; then
+    source_text=$root/corpus/clean-multilingual.txt
+fi
+say "generating rows from $source_text"
+python3 .ci/mariadb_roundtrip.py generate "$work" "$source_text" corpus/clean-multilingual.txt >&2
+"${client[@]}" <"$work/schema.sql"
+"${client[@]}" --default-character-set=latin1 src <"$work/via-latin1.sql"
+"${client[@]}" --default-character-set=utf8mb4 src <"$work/via-utf8mb4.sql"
+
+# ---- dump, repair, load
+say "dumping, repairing, loading"
+mariadb-dump --no-defaults --socket="$socket" --user=root --default-character-set=utf8mb4 \
+    src >"$work/dump.sql"
+"$undouble" scan --json "$work/dump.sql" >"$work/scan.json" || [[ $? -eq 1 ]]
+status=0
+"$undouble" fix -q --convert-charset utf8mb4 "$work/dump.sql" -o "$work/fixed.sql" || status=$?
+if [[ $status -ne 1 ]]; then
+    echo "undouble fix exited with $status (1 expected: something repaired)" >&2
+    exit 2
+fi
+"${client[@]}" -e 'CREATE DATABASE dst'
+"${client[@]}" --default-character-set=utf8mb4 dst <"$work/fixed.sql"
+"${client[@]}" --default-character-set=utf8mb4 -N -B dst \
+    -e 'SELECT id, HEX(v), HEX(t), HEX(m), HEX(b), HEX(vb), HEX(ctl) FROM notes ORDER BY id' \
+    >"$work/loaded.tsv"
+"${client[@]}" -N -B -e "SELECT COLUMN_NAME, IFNULL(CHARACTER_SET_NAME, 'NULL')
+    FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'dst' AND TABLE_NAME = 'notes'" \
+    >"$work/schema.tsv"
+
+# ---- the verdict (its last line is `N passed, N failed`)
+python3 .ci/mariadb_roundtrip.py check "$work/expected.json" "$work/loaded.tsv" \
+    "$work/schema.tsv" "$work/scan.json"

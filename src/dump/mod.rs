@@ -1,0 +1,406 @@
+//! Dump-aware mode: `scan` and `fix` of `mysqldump`/`mariadb-dump` and `pg_dump` (plain
+//! format) files that repair only the values of text columns.
+//!
+//! A dump is more than text. Its BLOB, BINARY, VARBINARY and `bytea` columns hold bytes, and
+//! bytes may look double-encoded by pure chance (or because they are UTF-8 text stored as a
+//! blob): repairing them would corrupt the data. Its numbers, names, comments and DDL are not
+//! what a latin1 connection garbled. So in a dump, the scanner judges runs as it always does,
+//! but a repair only lands inside the value of a text column ([`ColumnKind::Text`], as the
+//! `CREATE TABLE` declares it) or a string literal of the DDL that is text (a comment, a text
+//! column's default); every other byte is written as it was read.
+//!
+//! - `lexer.rs`: walks the dump in order, block by block, keeping its state from one block to
+//!   the next (a `CREATE TABLE` over several lines, a `COPY` block, a value in a line of many
+//!   megabytes), and says where each value is and to which table, column and row it belongs.
+//!   Built on `tokens.rs` (the two dialects' lexical rules), `ddl.rs` (statements read whole)
+//!   and `schema.rs` (tables and column kinds).
+//! - `sink.rs`: between the scanner and the output: passes runs inside text values on as
+//!   found, and every other run as left alone; counts per column; writes the repair.
+//! - [`report`]: the per-table, per-column view of `scan` (text and JSON).
+//!
+//! The audit log (`fix --audit`) records no table, column or row yet, so an audited fix of a
+//! dump is refused; `--format text --audit` repairs and audits it as plain text, by name.
+//!
+//! A dump is recognised from its header (`-- MySQL dump`, `-- MariaDB dump`, `-- PostgreSQL
+//! database dump`) or forced with `--format sql`; what the lexer does not understand is an
+//! error naming the line, never a silent fallback to the plain repair. With
+//! `--convert-charset utf8mb4`, `fix` also rewrites the `latin1` character sets (and
+//! collations) of tables with text columns and of those columns, and a `SET NAMES latin1`, so
+//! that the repaired dump loads as UTF-8.
+//!
+//! The dump is read sequentially (the lexer's state runs from one block to the next): on two
+//! threads, one reading and lexing, the other scanning and writing.
+
+mod ddl;
+mod lexer;
+pub mod report;
+mod schema;
+mod sink;
+mod tokens;
+
+use std::fs::File;
+use std::io::{self, BufRead, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+pub use report::{ColumnReport, DumpReport, TableReport};
+pub use schema::ColumnKind;
+
+use crate::charset::SqlDialect;
+use crate::engine::blocks::{self, BLOCK_SIZE};
+use crate::engine::replace::{self, Replacement};
+use crate::engine::{EngineOptions, Input, Written};
+use crate::error::Error;
+use crate::mojibake::Scanner;
+use lexer::{LexError, Lexed, Lexer};
+use sink::{DumpSink, Findings};
+
+/// How an input is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// A SQL dump if its header says so, plain text otherwise.
+    #[default]
+    Auto,
+    /// A SQL dump (MySQL/MariaDB, or PostgreSQL when it looks like one), header or not.
+    Sql,
+    /// Plain text, even a dump: every run the rule accepts is repaired, wherever it is.
+    Text,
+}
+
+/// The character set `--convert-charset` gives repaired text columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Charset {
+    Utf8mb4,
+}
+
+/// How a dump is read and repaired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DumpOptions {
+    pub dialect: SqlDialect,
+    /// Rewrite `latin1` declarations of text columns, their tables and `SET NAMES` to this.
+    pub convert_charset: Option<Charset>,
+}
+
+/// How far into an input its header is looked for: dump tools write it on the first lines
+/// (MariaDB's after a `/*M!999999\- enable the sandbox mode */` line).
+pub const HEADER_LIMIT: usize = 4096;
+
+/// The dialect a dump's header names, if the head of the input is one.
+pub fn dialect_from_header(head: &[u8]) -> Option<SqlDialect> {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let head = &head[..head.len().min(HEADER_LIMIT)];
+    head.split(|&b| b == b'\n').take(16).find_map(|line| {
+        let line = line.trim_ascii();
+        if line.starts_with(b"-- MySQL dump") || line.starts_with(b"-- MariaDB dump") {
+            Some(SqlDialect::MySql)
+        } else if line.starts_with(b"-- PostgreSQL database") {
+            Some(SqlDialect::PostgreSql)
+        } else {
+            None
+        }
+    })
+}
+
+/// The dialect of a dump without a header (`--format sql`): PostgreSQL if its head has the
+/// marks of `pg_dump` output, MySQL otherwise.
+fn guess_dialect(head: &[u8]) -> SqlDialect {
+    let postgresql = head.split(|&b| b == b'\n').any(|line| {
+        line.starts_with(b"\\connect")
+            || line.starts_with(b"SET client_encoding")
+            || (line.starts_with(b"COPY ") && line.trim_ascii_end().ends_with(b"FROM stdin;"))
+            || memchr::memmem::find(line, b"pg_catalog.").is_some()
+    });
+    match postgresql {
+        true => SqlDialect::PostgreSql,
+        false => SqlDialect::MySql,
+    }
+}
+
+/// The start of an input, without consuming it: standard input is peeked (what its first read
+/// gives), a regular file read; anything else (a FIFO) is not looked at.
+fn head_of(input: &Input) -> Result<Vec<u8>, Error> {
+    match input {
+        Input::Stdin => {
+            let stdin = io::stdin();
+            let mut lock = stdin.lock();
+            let head = lock.fill_buf().map_err(|source| Error::Read {
+                path: PathBuf::from("-"),
+                offset: 0,
+                source,
+            })?;
+            Ok(head[..head.len().min(HEADER_LIMIT)].to_vec())
+        }
+        Input::File(path) => {
+            let open_error = |source| Error::Open {
+                path: path.clone(),
+                source,
+            };
+            let file = File::open(path).map_err(open_error)?;
+            if !file.metadata().map_err(open_error)?.is_file() {
+                return Ok(Vec::new());
+            }
+            let mut head = Vec::with_capacity(HEADER_LIMIT);
+            file.take(HEADER_LIMIT as u64)
+                .read_to_end(&mut head)
+                .map_err(open_error)?;
+            Ok(head)
+        }
+    }
+}
+
+/// Whether `input` is read as a dump under `format`, and in which dialect.
+pub fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDialect>, Error> {
+    if format == Format::Text {
+        return Ok(None);
+    }
+    let head = head_of(input)?;
+    Ok(match dialect_from_header(&head) {
+        Some(dialect) => Some(dialect),
+        None if format == Format::Sql => Some(guess_dialect(&head)),
+        None => None,
+    })
+}
+
+/// A buffer lexed and ready to be scanned: its bytes, where they start in the dump, and what
+/// the lexer found in them.
+struct LexedBuffer {
+    bytes: Vec<u8>,
+    base: u64,
+    lexed: Lexed,
+}
+
+/// Reads the dump and lexes it, buffer by buffer, sending each to `scan`; returns the schema.
+#[allow(clippy::too_many_arguments)]
+fn read_and_lex(
+    scanner: &Scanner,
+    input: &Input,
+    options: &DumpOptions,
+    engine: &EngineOptions,
+    send: mpsc::SyncSender<LexedBuffer>,
+    recycle: mpsc::Receiver<LexedBuffer>,
+    head: &mut Vec<u8>,
+    head_limit: usize,
+) -> Result<Lexer, Error> {
+    let path = input.display_path();
+    let lex_error = |e: LexError| {
+        Error::Usage(format!(
+            "{}: line {}: {}; not understood as a SQL dump (--format text repairs it as plain text)",
+            path.display(),
+            e.line,
+            e.message
+        ))
+    };
+    let mut lexer = Lexer::new(options.dialect, options.convert_charset.is_some());
+    // The end of the last buffer, which the lexer could not read without what follows.
+    let mut tail: Vec<u8> = Vec::new();
+    let mut tail_base = 0u64;
+    let mut step = |block: &[u8], base: u64, last: bool| -> Result<(), Error> {
+        // A buffer from the pool, or a new one while the pool fills.
+        let mut buffer = recycle.try_recv().unwrap_or_else(|_| LexedBuffer {
+            bytes: Vec::with_capacity(BLOCK_SIZE + 4096),
+            base: 0,
+            lexed: Lexed::default(),
+        });
+        buffer.bytes.clear();
+        buffer.bytes.extend_from_slice(&tail);
+        buffer.bytes.extend_from_slice(block);
+        // The final call carries no block: what is left starts at `tail_base`.
+        buffer.base = if tail.is_empty() && !last {
+            base
+        } else {
+            tail_base
+        };
+        if buffer.bytes.is_empty() && !last {
+            return Ok(());
+        }
+        let consumed = lexer
+            .lex(&buffer.bytes, last, &mut buffer.lexed)
+            .map_err(lex_error)?;
+        tail.clear();
+        tail.extend_from_slice(&buffer.bytes[consumed..]);
+        tail_base = buffer.base + consumed as u64;
+        buffer.bytes.truncate(consumed);
+        // The scanning side only stops early on an error, which it reports itself.
+        send.send(buffer)
+            .map_err(|_| Error::Usage("the dump writer stopped".into()))
+    };
+    let each = |block: &[u8], base: u64| -> Result<(), Error> {
+        if base == 0 {
+            head.extend_from_slice(&block[..block.len().min(head_limit)]);
+        }
+        step(block, base, false)?;
+        if let Some(progress) = &engine.progress {
+            progress.inc(block.len() as u64);
+        }
+        Ok(())
+    };
+    let read_error = |offset, source| Error::Read {
+        path: path.clone(),
+        offset,
+        source,
+    };
+    let readings = scanner.readings();
+    match input {
+        Input::Stdin => {
+            blocks::for_each_block_read(io::stdin().lock(), readings, BLOCK_SIZE, each, read_error)
+        }
+        Input::File(file_path) => {
+            let file = File::open(file_path).map_err(|source| Error::Open {
+                path: file_path.clone(),
+                source,
+            })?;
+            blocks::for_each_block_read(file, readings, BLOCK_SIZE, each, read_error)
+        }
+    }?;
+    step(&[], 0, true)?;
+    Ok(lexer)
+}
+
+/// Reads, lexes, scans and (with `out`) repairs a dump; returns its report and its first
+/// `head_limit` bytes.
+fn process<W: Write>(
+    scanner: &Scanner,
+    input: &Input,
+    options: &DumpOptions,
+    engine: &EngineOptions,
+    mut out: Option<&mut W>,
+    out_path: &Path,
+    head_limit: usize,
+) -> Result<(DumpReport, Vec<u8>), Error> {
+    let (send, receive) = mpsc::sync_channel::<LexedBuffer>(1);
+    let (give_back, recycle) = mpsc::sync_channel::<LexedBuffer>(3);
+    let mut head = Vec::new();
+    let head_out = &mut head;
+    let write_error = |source| Error::Write {
+        path: out_path.to_path_buf(),
+        source,
+    };
+    let (read, written) = std::thread::scope(|scope| {
+        // The reader owns the sending end: when it stops, for whatever reason, the loop
+        // below ends.
+        let reader = scope.spawn(move || {
+            read_and_lex(
+                scanner, input, options, engine, send, recycle, head_out, head_limit,
+            )
+        });
+        let mut findings = Findings::default();
+        let mut written: Result<(), Error> = Ok(());
+        for buffer in receive.iter() {
+            findings.counts.observe_bytes(&buffer.bytes, buffer.base);
+            findings.edits += buffer.lexed.edits.len() as u64;
+            let mut sink = DumpSink::new(
+                &buffer.lexed,
+                &mut findings,
+                buffer.base,
+                out.as_deref_mut(),
+            );
+            if let Err(source) = scanner.scan(&buffer.bytes, &mut sink) {
+                written = Err(write_error(source));
+                break;
+            }
+            let _ = give_back.try_send(buffer);
+        }
+        drop(receive);
+        let read = reader
+            .join()
+            .unwrap_or_else(|_| Err(Error::Usage("the dump reader crashed".into())));
+        (read, written.map(|()| findings))
+    });
+    let findings = written?;
+    let lexer = read?;
+    if let Some(out) = out {
+        out.flush().map_err(write_error)?;
+    }
+    let report = DumpReport::new(options.dialect, lexer.schema, findings);
+    Ok((report, head))
+}
+
+/// Scans a dump and reports on it per table and column; changes nothing. Also returns the
+/// first `head_limit` bytes of the input (for the encoding survey).
+pub fn scan_dump(
+    scanner: &Scanner,
+    input: &Input,
+    options: &DumpOptions,
+    engine: &EngineOptions,
+    head_limit: usize,
+) -> Result<(DumpReport, Vec<u8>), Error> {
+    process::<io::Sink>(
+        scanner,
+        input,
+        options,
+        engine,
+        None,
+        Path::new("-"),
+        head_limit,
+    )
+}
+
+/// Repairs the text values of a dump into `out` (named `out_path` in errors).
+pub fn fix_dump<W: Write>(
+    scanner: &Scanner,
+    input: &Input,
+    mut out: W,
+    out_path: &Path,
+    options: &DumpOptions,
+    engine: &EngineOptions,
+) -> Result<DumpReport, Error> {
+    let (report, _) = process(scanner, input, options, engine, Some(&mut out), out_path, 0)?;
+    Ok(report)
+}
+
+/// Repairs a dump into the file `target`, atomically, as
+/// [`engine::fix_to_path`](crate::engine::fix_to_path) does for text: through a temporary file
+/// renamed over the target once complete and synced; a dump fixed in place with nothing to
+/// change is not rewritten; `backup` keeps the old target under its name plus that suffix.
+pub fn fix_dump_to_path(
+    scanner: &Scanner,
+    input: &Input,
+    target: &Path,
+    backup: Option<&str>,
+    options: &DumpOptions,
+    engine: &EngineOptions,
+) -> Result<(DumpReport, Written), Error> {
+    let write_error = |source| Error::Write {
+        path: target.to_path_buf(),
+        source,
+    };
+    if std::fs::metadata(target).is_ok_and(|m| !m.is_file()) {
+        let out = File::options()
+            .write(true)
+            .open(target)
+            .map_err(write_error)?;
+        let out = BufWriter::with_capacity(1 << 20, out);
+        let report = fix_dump(scanner, input, out, target, options, engine)?;
+        return Ok((report, Written::Replaced));
+    }
+    let in_place = matches!(input, Input::File(path) if path == target);
+    let permissions = match input {
+        Input::File(path) => Some(replace::permissions_of(path).map_err(|source| Error::Open {
+            path: path.clone(),
+            source,
+        })?),
+        Input::Stdin => replace::permissions_of(target).ok(),
+    };
+    let replacement = Replacement::beside(target).map_err(write_error)?;
+    let out = BufWriter::with_capacity(1 << 20, replacement.file());
+    let report = fix_dump(scanner, input, out, target, options, engine)?;
+    if in_place && !report.changed() {
+        return Ok((report, Written::Unchanged));
+    }
+    if let Some(suffix) = backup
+        && target.exists()
+    {
+        let mut name = target.as_os_str().to_owned();
+        name.push(suffix);
+        let backup_path = PathBuf::from(name);
+        let _ = std::fs::remove_file(&backup_path);
+        std::fs::hard_link(target, &backup_path)
+            .or_else(|_| std::fs::copy(target, &backup_path).map(|_| ()))
+            .map_err(|source| Error::Write {
+                path: backup_path.clone(),
+                source,
+            })?;
+    }
+    replacement.commit(permissions).map_err(write_error)?;
+    Ok((report, Written::Replaced))
+}

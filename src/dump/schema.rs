@@ -1,0 +1,164 @@
+//! The tables a dump defines: their columns, what kind of data each holds, and their primary
+//! keys, as its `CREATE TABLE` statements say.
+//!
+//! Only the kind of a column decides whether its values may be repaired: text columns are
+//! repaired, binary ones (`BLOB`, `VARBINARY`, `bytea`, a `CHARACTER SET binary` string) never,
+//! whatever their bytes look like, and everything else (numbers, dates, user-defined types)
+//! never either, since its values are not text anybody typed.
+
+use rustc_hash::FxHashMap as HashMap;
+use serde::Serialize;
+
+use crate::charset::SqlDialect;
+
+/// What a column holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnKind {
+    /// Character data: repaired.
+    Text,
+    /// Bytes: never changed.
+    Binary,
+    /// Numbers, dates and the rest: never changed.
+    Other,
+}
+
+/// One column of a table.
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub name: String,
+    /// The type as declared, lower case, with its arguments (`varchar(255)`), at most 64 bytes.
+    pub declared: String,
+    pub kind: ColumnKind,
+    /// Cells of this column read so far.
+    pub cells: u64,
+}
+
+/// One table, as its `CREATE TABLE` defines it.
+#[derive(Clone, Debug)]
+pub struct Table {
+    /// The name, qualified as the dump qualifies it (`public.t`, or `db.t` after `USE db`).
+    pub name: String,
+    pub columns: Vec<Column>,
+    /// Indexes into `columns` of the primary key, if the `CREATE TABLE` declares one.
+    pub primary_key: Vec<usize>,
+    /// Rows read so far.
+    pub rows: u64,
+}
+
+impl Table {
+    /// Whether any column holds text.
+    pub fn has_text(&self) -> bool {
+        self.columns.iter().any(|c| c.kind == ColumnKind::Text)
+    }
+
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+}
+
+/// Every table defined so far, by name; a table defined again replaces the earlier one (which
+/// stays in the list, with what was read into it).
+#[derive(Clone, Debug, Default)]
+pub struct Schema {
+    pub tables: Vec<Table>,
+    by_name: HashMap<String, usize>,
+}
+
+impl Schema {
+    pub fn define(&mut self, table: Table) -> usize {
+        let index = self.tables.len();
+        self.by_name.insert(table.name.clone(), index);
+        self.tables.push(table);
+        index
+    }
+
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+}
+
+/// The kind of a column from its type name (the first word, lower case) and the word after it
+/// (for MySQL's `LONG VARBINARY`).
+pub fn kind_of_type(dialect: SqlDialect, type_name: &str, next: &str) -> ColumnKind {
+    match dialect {
+        SqlDialect::MySql => match type_name {
+            "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext" | "enum"
+            | "set" | "json" | "nchar" | "nvarchar" | "national" | "character" | "varchar2"
+            | "clob" => ColumnKind::Text,
+            "long" if next == "varbinary" => ColumnKind::Binary,
+            "long" => ColumnKind::Text,
+            "binary" | "varbinary" | "tinyblob" | "blob" | "mediumblob" | "longblob" | "bit"
+            | "geometry" | "point" | "linestring" | "polygon" | "multipoint"
+            | "multilinestring" | "multipolygon" | "geometrycollection" | "geomcollection"
+            | "vector" => ColumnKind::Binary,
+            _ => ColumnKind::Other,
+        },
+        SqlDialect::PostgreSql => match type_name {
+            "text" | "varchar" | "char" | "character" | "bpchar" | "name" | "citext" | "json"
+            | "jsonb" | "xml" => ColumnKind::Text,
+            "bytea" => ColumnKind::Binary,
+            _ => ColumnKind::Other,
+        },
+    }
+}
+
+/// Whether a MySQL character set name is `latin1`, the one `--convert-charset` replaces.
+pub fn is_latin1(name: &str) -> bool {
+    name.eq_ignore_ascii_case("latin1")
+}
+
+/// The `utf8mb4` collation that sorts like the `latin1` one given, for `--convert-charset`;
+/// `None` for a collation of another character set.
+pub fn utf8mb4_collation(latin1: &str) -> Option<&'static str> {
+    let lower = latin1.to_ascii_lowercase();
+    let rest = lower.strip_prefix("latin1_")?;
+    Some(match rest {
+        "bin" | "general_cs" => "utf8mb4_bin",
+        "nopad_bin" => "utf8mb4_nopad_bin",
+        // latin1's default, chosen by nobody for Swedish: the default of utf8mb4 in its place.
+        "swedish_ci" | "general_ci" => "utf8mb4_general_ci",
+        "swedish_nopad_ci" => "utf8mb4_general_nopad_ci",
+        "danish_ci" => "utf8mb4_danish_ci",
+        "spanish_ci" => "utf8mb4_spanish_ci",
+        "german2_ci" => "utf8mb4_german2_ci",
+        _ => "utf8mb4_unicode_ci",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds() {
+        use ColumnKind::*;
+        let mysql = |t: &str, n: &str| kind_of_type(SqlDialect::MySql, t, n);
+        assert_eq!(mysql("varchar", ""), Text);
+        assert_eq!(mysql("mediumtext", ""), Text);
+        assert_eq!(mysql("enum", ""), Text);
+        assert_eq!(mysql("blob", ""), Binary);
+        assert_eq!(mysql("varbinary", ""), Binary);
+        assert_eq!(mysql("long", "varbinary"), Binary);
+        assert_eq!(mysql("long", "varchar"), Text);
+        assert_eq!(mysql("int", ""), Other);
+        let pg = |t: &str| kind_of_type(SqlDialect::PostgreSql, t, "");
+        assert_eq!(pg("character"), Text);
+        assert_eq!(pg("bytea"), Binary);
+        assert_eq!(pg("timestamp"), Other);
+    }
+
+    #[test]
+    fn collations() {
+        assert_eq!(
+            utf8mb4_collation("latin1_swedish_ci"),
+            Some("utf8mb4_general_ci")
+        );
+        assert_eq!(utf8mb4_collation("LATIN1_BIN"), Some("utf8mb4_bin"));
+        assert_eq!(
+            utf8mb4_collation("latin1_german1_ci"),
+            Some("utf8mb4_unicode_ci")
+        );
+        assert_eq!(utf8mb4_collation("utf8mb4_bin"), None);
+    }
+}

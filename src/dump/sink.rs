@@ -1,0 +1,179 @@
+//! The sink of a dump scan: it lets through, as found, only the runs that lie inside the value
+//! of a text column (or a text literal of the DDL); every other run — in a blob, a number, an
+//! identifier, a comment — goes on as a run left alone. It counts the runs in the values of
+//! text and binary columns per table and column, and with an output it writes the repaired
+//! dump: the bytes of the buffer, the repair in place of each repaired run, and the
+//! `--convert-charset` edits of the DDL.
+//!
+//! The scanner still judges every run on all the bytes around it, exactly as without dump
+//! mode; the lexer only decides where a repair may land, so the dump-aware repair of a value
+//! is the plain repair of that value, and nothing outside values ever changes.
+
+use std::convert::Infallible;
+use std::io::{self, Write};
+
+use super::lexer::{Lexed, Place, Value};
+use crate::mojibake::counts::CountingSink;
+use crate::mojibake::{Counts, Run, Sink};
+
+/// What was found in one column.
+#[derive(Debug, Default)]
+pub(crate) struct ColumnFindings {
+    /// Cells with at least one repaired run.
+    pub broken_cells: u64,
+    /// The runs inside the column's values, as `scan` counts them.
+    pub counts: Counts,
+    /// The first row with a repaired run: its number in the table and its primary key.
+    pub example: Option<(u64, Vec<u8>)>,
+}
+
+/// What the sink found in the whole dump.
+#[derive(Debug, Default)]
+pub(crate) struct Findings {
+    pub counts: Counts,
+    /// By table, then column (indexes of the lexer's schema).
+    pub columns: Vec<Vec<ColumnFindings>>,
+    /// Character set declarations rewritten.
+    pub edits: u64,
+    last_broken_cell: Option<u64>,
+}
+
+impl Findings {
+    fn column(&mut self, table: usize, column: usize) -> &mut ColumnFindings {
+        if self.columns.len() <= table {
+            self.columns.resize_with(table + 1, Vec::new);
+        }
+        let columns = &mut self.columns[table];
+        if columns.len() <= column {
+            columns.resize_with(column + 1, ColumnFindings::default);
+        }
+        &mut columns[column]
+    }
+}
+
+/// Filters, counts and (with an output) writes the runs of one buffer.
+pub(crate) struct DumpSink<'a, W> {
+    lexed: &'a Lexed,
+    findings: &'a mut Findings,
+    /// Offset of the buffer in the dump.
+    base: u64,
+    /// The first value that can still hold a run.
+    next_value: usize,
+    out: Option<&'a mut W>,
+    copied_to: usize,
+    next_edit: usize,
+    scratch: Vec<u8>,
+}
+
+impl<'a, W: Write> DumpSink<'a, W> {
+    pub fn new(
+        lexed: &'a Lexed,
+        findings: &'a mut Findings,
+        base: u64,
+        out: Option<&'a mut W>,
+    ) -> DumpSink<'a, W> {
+        DumpSink {
+            lexed,
+            findings,
+            base,
+            next_value: 0,
+            out,
+            copied_to: 0,
+            next_edit: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The value that holds the whole of `run`, if any (text, or binary).
+    fn value_of(&mut self, run: &Run<'_>) -> Option<&'a Value> {
+        let values = &self.lexed.values;
+        while let Some(value) = values.get(self.next_value)
+            && value.span.end <= run.span.start
+        {
+            self.next_value += 1;
+        }
+        values
+            .get(self.next_value)
+            .filter(|v| v.span.start <= run.span.start && run.span.end <= v.span.end)
+    }
+
+    /// Writes the input up to `to`, with the edits that lie before it.
+    fn copy_to(&mut self, input: &[u8], to: usize) -> io::Result<()> {
+        let Some(out) = self.out.as_deref_mut() else {
+            return Ok(());
+        };
+        while let Some(edit) = self.lexed.edits.get(self.next_edit)
+            && edit.span.start < to
+        {
+            out.write_all(&input[self.copied_to..edit.span.start])?;
+            out.write_all(edit.text.as_bytes())?;
+            self.copied_to = edit.span.end;
+            self.next_edit += 1;
+        }
+        out.write_all(&input[self.copied_to..to])?;
+        self.copied_to = to;
+        Ok(())
+    }
+}
+
+impl<W: Write> Sink for DumpSink<'_, W> {
+    type Error = io::Error;
+
+    fn run(&mut self, input: &[u8], run: &Run<'_>) -> io::Result<()> {
+        let value = self.value_of(run);
+        let run = Run {
+            span: run.span.clone(),
+            chars: run.chars,
+            verdict: run.verdict,
+            repaired: run.repaired && value.is_some_and(|v| v.text),
+        };
+        let base = self.base;
+        let counted: Result<(), Infallible> = CountingSink {
+            counts: &mut self.findings.counts,
+            base,
+        }
+        .run(input, &run);
+        let Ok(()) = counted;
+        if let Some(&Value {
+            cell,
+            place: Place::Cell { table, column, row },
+            ..
+        }) = value
+        {
+            let first_in_cell = run.repaired && self.findings.last_broken_cell != Some(cell);
+            if first_in_cell {
+                self.findings.last_broken_cell = Some(cell);
+            }
+            let findings = self.findings.column(table as usize, column as usize);
+            let counted: Result<(), Infallible> = CountingSink {
+                counts: &mut findings.counts,
+                base,
+            }
+            .run(input, &run);
+            let Ok(()) = counted;
+            if first_in_cell {
+                findings.broken_cells += 1;
+                if findings.example.is_none()
+                    && let Some(row) = self.lexed.rows.get(row as usize)
+                {
+                    let key = self.lexed.keys.get(row.key.clone()).unwrap_or_default();
+                    findings.example = Some((row.ordinal, key.to_vec()));
+                }
+            }
+        }
+        if run.repaired && self.out.is_some() {
+            self.copy_to(input, run.span.start)?;
+            self.scratch.clear();
+            run.write_replacement(&mut self.scratch);
+            if let Some(out) = self.out.as_deref_mut() {
+                out.write_all(&self.scratch)?;
+            }
+            self.copied_to = run.span.end;
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, input: &[u8]) -> io::Result<()> {
+        self.copy_to(input, input.len())
+    }
+}

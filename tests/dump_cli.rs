@@ -1,0 +1,310 @@
+//! Runs the built `undouble` binary on SQL dumps in dump-aware mode: the sample dump, blobs
+//! whose bytes look double-encoded, the per-column JSON of `scan`, `--convert-charset`,
+//! PostgreSQL `COPY` data, and dumps the lexer does not understand.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn undouble() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_undouble"))
+}
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus")
+        .join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    undouble().args(args).output().expect("the binary runs")
+}
+
+fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = undouble()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || pipe.write_all(&input));
+    let output = child.wait_with_output().expect("the binary finishes");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("stdin written");
+    output
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("test paths are UTF-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A file in a fresh temporary directory (kept alive by the returned guard).
+fn temp_file(name: &str, content: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join(name);
+    std::fs::write(&path, content).expect("written");
+    (dir, path)
+}
+
+/// `cafÃ©` garbled once more by a latin1 connection: what a blob may hold by chance.
+const LOOKS_GARBLED: &str = "cafÃ©";
+
+fn mysql_dump(rows: &str) -> String {
+    format!(
+        "-- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)\n\
+         /*!40101 SET NAMES latin1 */;\n\
+         CREATE TABLE `t` (\n\
+         \x20 `id` int NOT NULL,\n\
+         \x20 `name` varchar(100) CHARACTER SET latin1 COLLATE latin1_bin DEFAULT NULL,\n\
+         \x20 `data` blob,\n\
+         \x20 `raw` varbinary(100) DEFAULT NULL,\n\
+         \x20 PRIMARY KEY (`id`)\n\
+         ) ENGINE=InnoDB DEFAULT CHARSET=latin1;\n\
+         INSERT INTO `t` VALUES {rows};\n"
+    )
+}
+
+#[test]
+fn the_sample_dump_is_repaired_exactly_in_dump_mode() {
+    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected file");
+    let dump = corpus("dump-sample.sql");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for format in ["auto", "sql"] {
+        let out = dir.path().join(format!("{format}.sql"));
+        let output = run(&[
+            "fix",
+            "--format",
+            format,
+            path_str(&dump),
+            "-o",
+            path_str(&out),
+        ]);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(std::fs::read(&out).expect("output") == expected, "{format}");
+    }
+    // Standard input is recognised as a dump from its header too.
+    let input = std::fs::read(&dump).expect("sample");
+    let output = run_with_stdin(&["fix", "-q"], &input);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout == expected);
+}
+
+#[test]
+fn blob_bytes_that_look_double_encoded_stay_byte_identical() {
+    let rows = format!(
+        "(1,'{LOOKS_GARBLED}','{LOOKS_GARBLED}\\'\\0\\n',_binary '{LOOKS_GARBLED}'),\
+         (2,NULL,'{LOOKS_GARBLED}',0x{hex})",
+        hex = "C383C2A9"
+    );
+    let dump = mysql_dump(&rows);
+    let (_dir, path) = temp_file("blob.sql", dump.as_bytes());
+    let output = run(&["fix", "-q", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let expected = dump.replacen(&format!("(1,'{LOOKS_GARBLED}'"), "(1,'café'", 1);
+    assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
+    // Read as plain text, the blobs would have been "repaired" too.
+    let output = run(&["fix", "-q", "--format", "text", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(!text.contains(LOOKS_GARBLED), "{text}");
+}
+
+#[test]
+fn scan_reports_every_table_and_column_in_json() {
+    let dump = corpus("dump-sample.sql");
+    let output = run(&["scan", "--json", path_str(&dump)]);
+    assert_eq!(output.status.code(), Some(1));
+    let records: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    let file = &records[0];
+    assert_eq!(file["type"], "file");
+    assert_eq!(file["double_encoded"], 3566);
+    let report = &file["dump"];
+    assert_eq!(report["dialect"], "mysql");
+    let tables = report["tables"].as_array().expect("tables");
+    let names: Vec<&str> = tables.iter().filter_map(|t| t["table"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "countries",
+            "calendar_labels",
+            "ui_messages",
+            "products",
+            "emoji"
+        ]
+    );
+    let countries = &tables[0];
+    assert_eq!(countries["rows"], 170);
+    assert_eq!(countries["primary_key"], serde_json::json!(["id"]));
+    let columns = countries["columns"].as_array().expect("columns");
+    assert_eq!(columns.len(), 5);
+    let id = &columns[0];
+    assert_eq!(id["column"], "id");
+    assert_eq!(id["kind"], "other");
+    assert_eq!(id["cells"], 170);
+    assert_eq!(id["double_encoded_cells"], 0);
+    let name = &columns[3];
+    assert_eq!(name["column"], "name");
+    assert_eq!(name["type"], "varchar(255)");
+    assert_eq!(name["kind"], "text");
+    assert_eq!(name["cells"], 170);
+    assert!(name["double_encoded_cells"].as_u64() > Some(0));
+    assert!(name["double_encoded"].as_u64() >= name["double_encoded_cells"].as_u64());
+    assert!(name["by_reading"]["either"].as_u64() > Some(0));
+    assert!(name["by_layers"]["1"].as_u64() > Some(0));
+    // The first damaged row of the sample is country 6.
+    assert_eq!(name["example_row"], "id=6");
+    // Every repaired character lies in some column.
+    let per_column: u64 = tables
+        .iter()
+        .flat_map(|t| t["columns"].as_array().into_iter().flatten())
+        .filter_map(|c| c["double_encoded"].as_u64())
+        .sum();
+    assert_eq!(per_column, 3566);
+    // The text report names the same columns.
+    let output = run(&["scan", path_str(&dump)]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("table countries: 170 rows"), "{text}");
+    assert!(text.contains("e.g. id=6"), "{text}");
+}
+
+#[test]
+fn convert_charset_rewrites_the_latin1_declarations() {
+    let dump = mysql_dump(&format!("(1,'{LOOKS_GARBLED}','x',NULL)"));
+    let (_dir, path) = temp_file("convert.sql", dump.as_bytes());
+    let output = run(&["fix", "-q", "--convert-charset", "utf8mb4", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let expected = dump
+        .replace("SET NAMES latin1", "SET NAMES utf8mb4")
+        .replace(
+            "CHARACTER SET latin1 COLLATE latin1_bin",
+            "CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+        )
+        .replace("DEFAULT CHARSET=latin1", "DEFAULT CHARSET=utf8mb4")
+        .replace(LOOKS_GARBLED, "café");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
+    // A dump with nothing to repair still changes: its declarations do.
+    let clean = mysql_dump("(1,'café','x',NULL)");
+    let (_dir, path) = temp_file("clean.sql", clean.as_bytes());
+    let output = run(&[
+        "fix",
+        "-q",
+        "--in-place",
+        "--convert-charset",
+        "utf8mb4",
+        path_str(&path),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let rewritten = std::fs::read_to_string(&path).expect("rewritten");
+    assert!(rewritten.contains("DEFAULT CHARSET=utf8mb4"), "{rewritten}");
+    // Plain text has no declarations to convert.
+    let (_dir, path) = temp_file("plain.txt", b"caf\xc3\x83\xc2\xa9\n");
+    let output = run(&["fix", "--convert-charset", "utf8mb4", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("needs a SQL dump"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_dump_the_lexer_does_not_understand_is_an_error_naming_the_line() {
+    let dump = mysql_dump("(1,'a','b')");
+    let (_dir, path) = temp_file("short.sql", dump.as_bytes());
+    let out = path.with_extension("out");
+    let output = run(&["fix", path_str(&path), "-o", path_str(&out)]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("short.sql: line 10: a row of 3 values for 4 columns"),
+        "{message}"
+    );
+    assert!(!out.exists(), "no output is left behind");
+    let (_dir, path) = temp_file(
+        "unknown.sql",
+        b"-- MySQL dump 10.13\nINSERT INTO `nowhere` VALUES (1);\n",
+    );
+    let output = run(&["scan", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("line 2: data for table `nowhere`"));
+}
+
+#[test]
+fn audit_of_a_dump_is_the_plain_repair_or_a_usage_error() {
+    let dump = corpus("dump-sample.sql");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let log = dir.path().join("audit.jsonl");
+    let out = dir.path().join("out.sql");
+    let output = run(&[
+        "fix",
+        "--format",
+        "sql",
+        path_str(&dump),
+        "-o",
+        path_str(&out),
+        "--audit",
+        path_str(&log),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--audit does not record dump-aware repairs"));
+    assert!(!out.exists());
+    // Recognised from its header only, an audited dump gets the plain repair, as before.
+    let log = dir.path().join("audit-auto.jsonl");
+    let output = run(&[
+        "fix",
+        path_str(&dump),
+        "-o",
+        path_str(&out),
+        "--audit",
+        path_str(&log),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("repaired as plain text because of --audit"));
+    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected file");
+    assert!(std::fs::read(&out).expect("output") == expected);
+}
+
+#[test]
+fn postgresql_copy_data() {
+    let dump = format!(
+        "--\n-- PostgreSQL database dump\n--\n\n\
+         SET client_encoding = 'UTF8';\n\
+         CREATE TABLE public.t (\n    id integer NOT NULL,\n    name text,\n    data bytea\n);\n\
+         COPY public.t (id, name, data) FROM stdin;\n\
+         1\t{LOOKS_GARBLED}\\tx\t\\\\x43c3a9\n\
+         2\t\\N\t\\N\n\
+         \\.\n"
+    );
+    let (_dir, path) = temp_file("pg.sql", dump.as_bytes());
+    let output = run(&["fix", "-q", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let expected = dump.replace(LOOKS_GARBLED, "café");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
+    let output = run(&["scan", "--json", path_str(&path)]);
+    let file: Value = serde_json::from_str(
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .next()
+            .expect("a record"),
+    )
+    .expect("JSON");
+    assert_eq!(file["dump"]["dialect"], "postgresql");
+    let name = &file["dump"]["tables"][0]["columns"][1];
+    assert_eq!(name["cells"], 2);
+    assert_eq!(name["double_encoded_cells"], 1);
+    assert_eq!(name["example_row"], "row 1");
+}
