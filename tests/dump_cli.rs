@@ -244,28 +244,27 @@ fn a_dump_the_lexer_does_not_understand_is_an_error_naming_the_line() {
 }
 
 #[test]
-fn audit_of_a_dump_is_the_plain_repair_or_a_usage_error() {
+fn an_audited_dump_is_refused_unless_named_as_text() {
     let dump = corpus("dump-sample.sql");
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let log = dir.path().join("audit.jsonl");
     let out = dir.path().join("out.sql");
+    // Named as a dump, or recognised from its header: refused, nothing written.
+    for format in [&["--format", "sql"][..], &[]] {
+        let log = dir.path().join(format!("audit{}.jsonl", format.len()));
+        let mut args = vec!["fix", path_str(&dump), "-o", path_str(&out), "--audit"];
+        args.push(path_str(&log));
+        args.extend(format);
+        let output = run(&args);
+        assert_eq!(output.status.code(), Some(2));
+        assert!(stderr(&output).contains("--audit does not record dump-aware repairs"));
+        assert!(!out.exists());
+    }
+    // Named as text: the plain repair, audited.
+    let log = dir.path().join("audit-text.jsonl");
     let output = run(&[
         "fix",
         "--format",
-        "sql",
-        path_str(&dump),
-        "-o",
-        path_str(&out),
-        "--audit",
-        path_str(&log),
-    ]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("--audit does not record dump-aware repairs"));
-    assert!(!out.exists());
-    // Recognised from its header only, an audited dump gets the plain repair, as before.
-    let log = dir.path().join("audit-auto.jsonl");
-    let output = run(&[
-        "fix",
+        "text",
         path_str(&dump),
         "-o",
         path_str(&out),
@@ -273,7 +272,6 @@ fn audit_of_a_dump_is_the_plain_repair_or_a_usage_error() {
         path_str(&log),
     ]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("repaired as plain text because of --audit"));
     let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected file");
     assert!(std::fs::read(&out).expect("output") == expected);
 }
