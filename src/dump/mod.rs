@@ -39,7 +39,7 @@ mod sink;
 mod tokens;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufWriter, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
@@ -48,8 +48,7 @@ pub use schema::ColumnKind;
 
 use crate::charset::SqlDialect;
 use crate::engine::blocks::{self, BLOCK_SIZE};
-use crate::engine::replace::{self, Replacement};
-use crate::engine::{EngineOptions, Input, Written};
+use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::Error;
 use crate::mojibake::Scanner;
 use lexer::{LexError, Lexed, Lexer};
@@ -348,10 +347,10 @@ pub fn fix_dump<W: Write>(
     Ok(report)
 }
 
-/// Repairs a dump into the file `target`, atomically, as
-/// [`engine::fix_to_path`](crate::engine::fix_to_path) does for text: through a temporary file
-/// renamed over the target once complete and synced; a dump fixed in place with nothing to
-/// change is not rewritten; `backup` keeps the old target under its name plus that suffix.
+/// Repairs a dump into the file `target`, atomically, through
+/// [`engine::write_to_path`](crate::engine::write_to_path) as text repairs are: a dump fixed in
+/// place with nothing to change is not rewritten; `backup` keeps the old target under its name
+/// plus that suffix.
 pub fn fix_dump_to_path(
     scanner: &Scanner,
     input: &Input,
@@ -360,47 +359,11 @@ pub fn fix_dump_to_path(
     options: &DumpOptions,
     engine: &EngineOptions,
 ) -> Result<(DumpReport, Written), Error> {
-    let write_error = |source| Error::Write {
-        path: target.to_path_buf(),
-        source,
-    };
-    if std::fs::metadata(target).is_ok_and(|m| !m.is_file()) {
-        let out = File::options()
-            .write(true)
-            .open(target)
-            .map_err(write_error)?;
-        let out = BufWriter::with_capacity(1 << 20, out);
-        let report = fix_dump(scanner, input, out, target, options, engine)?;
-        return Ok((report, Written::Replaced));
-    }
-    let in_place = matches!(input, Input::File(path) if path == target);
-    let permissions = match input {
-        Input::File(path) => Some(replace::permissions_of(path).map_err(|source| Error::Open {
-            path: path.clone(),
-            source,
-        })?),
-        Input::Stdin => replace::permissions_of(target).ok(),
-    };
-    let replacement = Replacement::beside(target).map_err(write_error)?;
-    let out = BufWriter::with_capacity(1 << 20, replacement.file());
-    let report = fix_dump(scanner, input, out, target, options, engine)?;
-    if in_place && !report.changed() {
-        return Ok((report, Written::Unchanged));
-    }
-    if let Some(suffix) = backup
-        && target.exists()
-    {
-        let mut name = target.as_os_str().to_owned();
-        name.push(suffix);
-        let backup_path = PathBuf::from(name);
-        let _ = std::fs::remove_file(&backup_path);
-        std::fs::hard_link(target, &backup_path)
-            .or_else(|_| std::fs::copy(target, &backup_path).map(|_| ()))
-            .map_err(|source| Error::Write {
-                path: backup_path.clone(),
-                source,
-            })?;
-    }
-    replacement.commit(permissions).map_err(write_error)?;
-    Ok((report, Written::Replaced))
+    engine::write_to_path(
+        input,
+        target,
+        backup,
+        |out| fix_dump(scanner, input, out, target, options, engine),
+        DumpReport::changed,
+    )
 }

@@ -375,14 +375,8 @@ pub enum Written {
     Unchanged,
 }
 
-/// Repairs `input` into the file `target`, atomically: the repaired bytes go to a temporary
-/// file in the target's directory, which is synced and given the permissions of the original
-/// (or of the existing target), then renamed over the target in one step, and the directory is
-/// synced. Until the rename the target is untouched. When `target` is the input itself and
-/// nothing needs repair, nothing is written. With `backup`, the old target is kept beside it
-/// under its name plus that suffix (as a hard link, or a copy where links are impossible).
-/// A target that exists and is not a regular file (a device, a FIFO) is written into
-/// directly instead.
+/// Repairs `input` into the file `target`, atomically (see [`write_to_path`]); when `target`
+/// is the input itself and nothing needs repair, nothing is written.
 pub fn fix_to_path(
     scanner: &Scanner,
     input: &Input,
@@ -390,20 +384,41 @@ pub fn fix_to_path(
     backup: Option<&str>,
     options: &EngineOptions,
 ) -> Result<(Counts, Written), Error> {
+    write_to_path(
+        input,
+        target,
+        backup,
+        |out| fix_input(scanner, input, out, target, options),
+        |counts| counts.double_encoded > 0,
+    )
+}
+
+/// Writes what `write` produces from `input` into the file `target`, atomically: the bytes go
+/// to a temporary file in the target's directory, which is synced and given the permissions of
+/// the original (or of the existing target), then renamed over the target in one step, and the
+/// directory is synced. Until the rename the target is untouched. When `target` is the input
+/// itself and `changed` says the result changed nothing, nothing is written. With `backup`, the
+/// old target is kept beside it under its name plus that suffix (as a hard link, or a copy
+/// where links are impossible). A target that exists and is not a regular file (a device, a
+/// FIFO) is written into directly instead: it cannot be replaced by a rename.
+pub fn write_to_path<T>(
+    input: &Input,
+    target: &Path,
+    backup: Option<&str>,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, Error>,
+    changed: impl FnOnce(&T) -> bool,
+) -> Result<(T, Written), Error> {
     let write_error = |source| Error::Write {
         path: target.to_path_buf(),
         source,
     };
-    // A device or a pipe (`-o /dev/stdout`, a FIFO) cannot be replaced by a rename: the
-    // repair is written into it as it is.
     if std::fs::metadata(target).is_ok_and(|m| !m.is_file()) {
         let out = File::options()
             .write(true)
             .open(target)
             .map_err(write_error)?;
-        let out = io::BufWriter::with_capacity(1 << 20, out);
-        let counts = fix_input(scanner, input, out, target, options)?;
-        return Ok((counts, Written::Replaced));
+        let result = write(&mut io::BufWriter::with_capacity(1 << 20, out))?;
+        return Ok((result, Written::Replaced));
     }
     let in_place = matches!(input, Input::File(path) if path == target);
     let permissions = match input {
@@ -414,10 +429,12 @@ pub fn fix_to_path(
         Input::Stdin => replace::permissions_of(target).ok(),
     };
     let replacement = Replacement::beside(target).map_err(write_error)?;
-    let out = io::BufWriter::with_capacity(1 << 20, replacement.file());
-    let counts = fix_input(scanner, input, out, target, options)?;
-    if in_place && counts.double_encoded == 0 {
-        return Ok((counts, Written::Unchanged)); // the temporary file is removed on drop
+    let result = write(&mut io::BufWriter::with_capacity(
+        1 << 20,
+        replacement.file(),
+    ))?;
+    if in_place && !changed(&result) {
+        return Ok((result, Written::Unchanged)); // the temporary file is removed on drop
     }
     if let Some(suffix) = backup
         && target.exists()
@@ -434,5 +451,5 @@ pub fn fix_to_path(
             })?;
     }
     replacement.commit(permissions).map_err(write_error)?;
-    Ok((counts, Written::Replaced))
+    Ok((result, Written::Replaced))
 }
