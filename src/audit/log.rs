@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use super::hash::Hashing;
 use super::record::{AuditLevel, Fingerprint, Header, LoggedPath, Record};
 use super::sink::{AuditSink, Both, EitherFailed};
-use crate::engine::blocks::{self, BLOCK_SIZE};
 use crate::engine::replace::{self, Replacement};
+use crate::engine::{self, EngineOptions};
 use crate::engine::{Input, Written};
 use crate::error::Error;
 use crate::mojibake::{Counts, RepairWriter, Scanner};
@@ -198,25 +198,8 @@ fn repair_into<W: Write, L: Write>(
                 EitherFailed::Second(source) => write_error(log_path, source),
             })
     };
-    let path = input.display_path();
-    let read_error = |offset, source| Error::Read {
-        path: path.clone(),
-        offset,
-        source,
-    };
-    let readings = scanner.readings();
-    match input {
-        Input::Stdin => {
-            blocks::for_each_block_read(io::stdin().lock(), readings, BLOCK_SIZE, each, read_error)
-        }
-        Input::File(file_path) => {
-            let file = File::open(file_path).map_err(|source| Error::Open {
-                path: file_path.clone(),
-                source,
-            })?;
-            blocks::for_each_block_read(file, readings, BLOCK_SIZE, each, read_error)
-        }
-    }?;
+    let options = EngineOptions::default();
+    engine::for_each_block_in_order(input, scanner.readings(), &options, each)?;
     let mut repaired = writer.into_inner();
     repaired
         .flush()

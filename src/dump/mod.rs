@@ -47,7 +47,7 @@ pub use report::{ColumnReport, DumpReport, TableReport};
 pub use schema::ColumnKind;
 
 use crate::charset::SqlDialect;
-use crate::engine::blocks::{self, BLOCK_SIZE};
+use crate::engine::blocks::BLOCK_SIZE;
 use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::Error;
 use crate::mojibake::Scanner;
@@ -227,30 +227,9 @@ fn read_and_lex(
         if base == 0 {
             head.extend_from_slice(&block[..block.len().min(head_limit)]);
         }
-        step(block, base, false)?;
-        if let Some(progress) = &engine.progress {
-            progress.inc(block.len() as u64);
-        }
-        Ok(())
+        step(block, base, false)
     };
-    let read_error = |offset, source| Error::Read {
-        path: path.clone(),
-        offset,
-        source,
-    };
-    let readings = scanner.readings();
-    match input {
-        Input::Stdin => {
-            blocks::for_each_block_read(io::stdin().lock(), readings, BLOCK_SIZE, each, read_error)
-        }
-        Input::File(file_path) => {
-            let file = File::open(file_path).map_err(|source| Error::Open {
-                path: file_path.clone(),
-                source,
-            })?;
-            blocks::for_each_block_read(file, readings, BLOCK_SIZE, each, read_error)
-        }
-    }?;
+    engine::for_each_block_in_order(input, scanner.readings(), engine, each)?;
     step(&[], 0, true)?;
     Ok(lexer)
 }

@@ -187,6 +187,25 @@ fn for_each_block<T: Send>(
     }
 }
 
+/// Calls `each` with every block of `input` and its offset, one after the other in input
+/// order, for work that carries state from one block to the next (an audit log's line numbers,
+/// a dump's lexer). The input is read as every scan reads it: mapped, with truncation checked
+/// and processed pages dropped, or read.
+pub fn for_each_block_in_order(
+    input: &Input,
+    readings: &Readings,
+    options: &EngineOptions,
+    mut each: impl FnMut(&[u8], u64) -> Result<(), Error>,
+) -> Result<(), Error> {
+    for_each_block(
+        input,
+        readings,
+        options,
+        |_, _| Ok(()),
+        |block, base, ()| each(block, base),
+    )
+}
+
 fn read_blocks<R: Read>(
     reader: R,
     readings: &Readings,
