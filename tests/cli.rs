@@ -1,55 +1,14 @@
 //! Runs the built `undouble` binary on the files in `corpus/` and on awkward inputs, and checks
 //! its output, its JSON and its exit codes.
 
+mod binary;
+
+use binary::*;
+
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
 use serde_json::Value;
-
-fn undouble() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_undouble"))
-}
-
-fn corpus(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("corpus")
-        .join(name)
-}
-
-fn run(args: &[&str]) -> Output {
-    undouble().args(args).output().expect("the binary runs")
-}
-
-fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = undouble()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || pipe.write_all(&input));
-    let output = child.wait_with_output().expect("the binary finishes");
-    writer
-        .join()
-        .expect("writer thread")
-        .expect("stdin written");
-    output
-}
-
-fn json_lines(output: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("every line is JSON"))
-        .collect()
-}
-
-fn path_str(path: &Path) -> &str {
-    path.to_str().expect("test paths are UTF-8")
-}
 
 #[test]
 fn scan_counts_the_sample_dump() {

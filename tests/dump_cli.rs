@@ -2,52 +2,13 @@
 //! whose bytes look double-encoded, the per-column JSON of `scan`, `--convert-charset`,
 //! PostgreSQL `COPY` data, and dumps the lexer does not understand.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod binary;
+
+use binary::*;
+
+use std::path::PathBuf;
 
 use serde_json::Value;
-
-fn undouble() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_undouble"))
-}
-
-fn corpus(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("corpus")
-        .join(name)
-}
-
-fn run(args: &[&str]) -> Output {
-    undouble().args(args).output().expect("the binary runs")
-}
-
-fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = undouble()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || pipe.write_all(&input));
-    let output = child.wait_with_output().expect("the binary finishes");
-    writer
-        .join()
-        .expect("writer thread")
-        .expect("stdin written");
-    output
-}
-
-fn path_str(path: &Path) -> &str {
-    path.to_str().expect("test paths are UTF-8")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// A file in a fresh temporary directory (kept alive by the returned guard).
 fn temp_file(name: &str, content: &[u8]) -> (tempfile::TempDir, PathBuf) {

@@ -1,29 +1,15 @@
 //! The batch engine through the binary: results independent of the thread count, directory
 //! trees, output modes, binary files, and faults (a killed child, a full disk, missing files).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod binary;
+
+use binary::*;
+
+use std::path::Path;
+use std::process::Command;
 
 use serde_json::Value;
 use undouble::mojibake::codepage::{WINDOWS_1252, garble};
-
-fn undouble() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_undouble"))
-}
-
-fn run(args: &[&str]) -> Output {
-    undouble().args(args).output().expect("the binary runs")
-}
-
-fn corpus(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("corpus")
-        .join(name)
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().expect("UTF-8 test paths")
-}
 
 /// A file of several 8 MiB blocks: the sample dump's lines, some of them garbled once more,
 /// with a few very long lines so that blocks are also cut inside a line.
@@ -48,13 +34,6 @@ fn big_input(path: &Path, megabytes: usize) {
     std::fs::write(path, out).expect("write big input");
 }
 
-fn json_lines(output: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect()
-}
-
 #[test]
 fn results_are_the_same_whatever_the_thread_count_and_reading_method() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -68,11 +47,11 @@ fn results_are_the_same_whatever_the_thread_count_and_reading_method() {
         vec!["-j", "2", "--no-mmap"],
     ] {
         let out = dir.path().join("out.sql");
-        let mut fix_args = vec!["fix", "-q", s(&input), "-o", s(&out)];
+        let mut fix_args = vec!["fix", "-q", path_str(&input), "-o", path_str(&out)];
         fix_args.extend(&args);
         assert_eq!(run(&fix_args).status.code(), Some(1));
         let fixed = std::fs::read(&out).expect("output");
-        let mut scan_args = vec!["scan", "--json", "--top", "50", s(&input)];
+        let mut scan_args = vec!["scan", "--json", "--top", "50", path_str(&input)];
         scan_args.extend(&args);
         let records = json_lines(&run(&scan_args));
         match &reference {
@@ -111,14 +90,17 @@ fn trees_are_walked_in_order_and_mirrored() {
     )
     .expect("write");
 
-    let output = run(&["scan", "--json", s(&tree)]);
+    let output = run(&["scan", "--json", path_str(&tree)]);
     assert_eq!(output.status.code(), Some(1));
     let records = json_lines(&output);
     let kinds: Vec<(String, String)> = records
         .iter()
         .map(|r| {
             let path = r["path"].as_str().unwrap_or("");
-            let rel = path.strip_prefix(s(&tree)).unwrap_or(path).to_string();
+            let rel = path
+                .strip_prefix(path_str(&tree))
+                .unwrap_or(path)
+                .to_string();
             (r["type"].as_str().unwrap_or("").to_string(), rel)
         })
         .collect();
@@ -135,7 +117,13 @@ fn trees_are_walked_in_order_and_mirrored() {
     assert_eq!(records[3]["skipped"], 1);
 
     let mirror = dir.path().join("mirror");
-    let output = run(&["fix", "-q", s(&tree), "--output-dir", s(&mirror)]);
+    let output = run(&[
+        "fix",
+        "-q",
+        path_str(&tree),
+        "--output-dir",
+        path_str(&mirror),
+    ]);
     assert_eq!(output.status.code(), Some(1));
     let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
     assert!(std::fs::read(mirror.join("b/deeper/dump.sql")).expect("mirrored") == expected);
@@ -151,7 +139,14 @@ fn trees_are_walked_in_order_and_mirrored() {
     // The sources are untouched.
     assert!(std::fs::read(tree.join("b/deeper/dump.sql")).expect("source") != expected);
 
-    let output = run(&["scan", "--json", "--glob", "*.sql", "--hidden", s(&tree)]);
+    let output = run(&[
+        "scan",
+        "--json",
+        "--glob",
+        "*.sql",
+        "--hidden",
+        path_str(&tree),
+    ]);
     let records = json_lines(&output);
     assert_eq!(records.len(), 3, "two dumps and the total: {records:?}");
 }
@@ -163,7 +158,7 @@ fn in_place_with_backup_and_dry_run() {
     std::fs::copy(corpus("dump-sample.sql"), &dump).expect("copy");
     let original = std::fs::read(&dump).expect("read");
 
-    let output = run(&["fix", "--dry-run", s(&dump)]);
+    let output = run(&["fix", "--dry-run", path_str(&dump)]);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("would repair"));
     assert!(
@@ -171,7 +166,14 @@ fn in_place_with_backup_and_dry_run() {
         "dry run writes nothing"
     );
 
-    let output = run(&["fix", "-q", "--in-place", "--backup", ".orig", s(&dump)]);
+    let output = run(&[
+        "fix",
+        "-q",
+        "--in-place",
+        "--backup",
+        ".orig",
+        path_str(&dump),
+    ]);
     assert_eq!(output.status.code(), Some(1));
     let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
     assert!(std::fs::read(&dump).expect("read") == expected);
@@ -185,7 +187,13 @@ fn a_missing_file_fails_alone() {
     let good = dir.path().join("good.sql");
     std::fs::copy(corpus("dump-sample.sql"), &good).expect("copy");
     let missing = dir.path().join("vanished.sql");
-    let output = run(&["fix", "-q", "--in-place", s(&missing), s(&good)]);
+    let output = run(&[
+        "fix",
+        "-q",
+        "--in-place",
+        path_str(&missing),
+        path_str(&good),
+    ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("vanished.sql"));
     let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
@@ -209,7 +217,7 @@ fn a_full_disk_leaves_the_original() {
     let script = format!(
         "ulimit -f 16; trap '' XFSZ; exec '{}' fix -q --in-place '{}'",
         env!("CARGO_BIN_EXE_undouble"),
-        s(&dump)
+        path_str(&dump)
     );
     let output = Command::new("sh")
         .args(["-c", &script])
@@ -233,7 +241,7 @@ fn a_killed_fix_leaves_each_file_whole() {
     let original = std::fs::read(&source).expect("read");
     let repaired = {
         let out = dir.path().join("repaired.sql");
-        run(&["fix", "-q", s(&source), "-o", s(&out)]);
+        run(&["fix", "-q", path_str(&source), "-o", path_str(&out)]);
         std::fs::read(&out).expect("read")
     };
     assert!(repaired != original);
@@ -242,7 +250,7 @@ fn a_killed_fix_leaves_each_file_whole() {
     for attempt in 0..12u64 {
         std::fs::write(&target, &original).expect("reset");
         let mut child = undouble()
-            .args(["fix", "-q", "--in-place", s(&target)])
+            .args(["fix", "-q", "--in-place", path_str(&target)])
             .spawn()
             .expect("spawn");
         // Spread the kills over the run (a full run takes some tens of milliseconds).
@@ -280,7 +288,15 @@ fn a_file_truncated_during_the_scan_is_an_error() {
     }
     let clean = corpus("clean-multilingual.txt");
     let child = undouble()
-        .args(["scan", "--json", "-j", "1", "--no-mmap", s(&big), s(&clean)])
+        .args([
+            "scan",
+            "--json",
+            "-j",
+            "1",
+            "--no-mmap",
+            path_str(&big),
+            path_str(&clean),
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -313,7 +329,13 @@ fn output_to_a_fifo_is_written_not_replaced() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read(fifo).expect("read the fifo"))
     };
-    let output = run(&["fix", "-q", s(&corpus("dump-sample.sql")), "-o", s(&fifo)]);
+    let output = run(&[
+        "fix",
+        "-q",
+        path_str(&corpus("dump-sample.sql")),
+        "-o",
+        path_str(&fifo),
+    ]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let received = reader.join().expect("reader");
     let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
@@ -350,8 +372,8 @@ fn an_audited_fix_is_undone_exactly() {
         "-q",
         "--in-place",
         "--audit",
-        s(&refused_log),
-        s(&lone),
+        path_str(&refused_log),
+        path_str(&lone),
     ]);
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--format text"));
@@ -366,8 +388,8 @@ fn an_audited_fix_is_undone_exactly() {
         "--format",
         "text",
         "--audit",
-        s(&log),
-        s(&tree),
+        path_str(&log),
+        path_str(&tree),
     ]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
@@ -381,14 +403,21 @@ fn an_audited_fix_is_undone_exactly() {
     let changes = records.iter().filter(|r| r["type"] == "change").count();
     assert_eq!(changes, 3566 + 3, "one record per repaired character");
 
-    let again = run(&["fix", "-q", "--in-place", "--audit", s(&log), s(&tree)]);
+    let again = run(&[
+        "fix",
+        "-q",
+        "--in-place",
+        "--audit",
+        path_str(&log),
+        path_str(&tree),
+    ]);
     assert_eq!(
         again.status.code(),
         Some(2),
         "an existing log is never overwritten"
     );
 
-    let output = run(&["undo", s(&log)]);
+    let output = run(&["undo", path_str(&log)]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     for (name, original) in ["sub/dump.sql", "clean.txt", "small.txt"]
         .iter()

@@ -1,0 +1,57 @@
+//! Running the built `undouble` binary from integration tests: shared by every test file that
+//! does (include it with `mod binary;`).
+#![allow(dead_code)] // each test file uses its own part of these
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+pub fn undouble() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_undouble"))
+}
+
+pub fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus")
+        .join(name)
+}
+
+pub fn run(args: &[&str]) -> Output {
+    undouble().args(args).output().expect("the binary runs")
+}
+
+pub fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = undouble()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || pipe.write_all(&input));
+    let output = child.wait_with_output().expect("the binary finishes");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("stdin written");
+    output
+}
+
+pub fn json_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every line is JSON"))
+        .collect()
+}
+
+pub fn path_str(path: &Path) -> &str {
+    path.to_str().expect("test paths are UTF-8")
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
