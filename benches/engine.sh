@@ -5,8 +5,8 @@
 # What: generates a 1 GB dump-like file (2% of strings double-encoded) with gen_data.py, then
 # times `scan` and `fix -o` with 1 and 2 threads and `cat FILE > OUT` with hyperfine (also
 # followed by `sync OUT`, since `fix` syncs what it writes before renaming it into place), and
-# measures peak RSS of `fix -o` on the 1 GB file and on a 4 GB one with /usr/bin/time.
-# Prints a Markdown table. Installs hyperfine and GNU time from Debian's packages if missing.
+# measures the peak memory of `fix -o` on the 1 GB file and on a 4 GB one.
+# Prints a Markdown table. Installs hyperfine from Debian's packages if missing.
 #
 # Usage: benches/engine.sh            (RUNS=5 by default; DATA=benches/data)
 set -euo pipefail
@@ -26,7 +26,6 @@ need() {
     apt-get update -qq && apt-get install -y -qq "$2" >/dev/null
 }
 need hyperfine hyperfine
-[[ -x /usr/bin/time ]] || need /usr/bin/time time
 
 (cd "$root" && cargo build --release --quiet)
 undouble="$root/target/release/undouble"
@@ -46,12 +45,27 @@ hyperfine --warmup 1 --runs "$runs" --export-json "$json" -N \
     --command-name "fix -o -j2" "$undouble fix -q -j 2 $sql -o $out" \
     -i >/dev/null
 
-rss() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -n 1; }
-rss_1g=$(rss "$undouble" fix -q "$sql" -o "$out")
-rss_4g=$(rss "$undouble" fix -q "$big" -o "$out")
+# Peak resident memory of a command, sampled from /proc every 20 ms: anonymous memory (what
+# undouble allocates) and file-backed pages (the mapped input, clean page cache the kernel can
+# drop at will), in MiB.
+peak_memory() {
+    "$@" >/dev/null 2>&1 &
+    local pid=$! anon=0 file=0 a f
+    while kill -0 "$pid" 2>/dev/null; do
+        a=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+        f=$(awk '/^RssFile/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+        [[ -n $a && $a -gt $anon ]] && anon=$a
+        [[ -n $f && $f -gt $file ]] && file=$f
+        sleep 0.02
+    done
+    wait "$pid" || true
+    echo "$((anon / 1024)) $((file / 1024))"
+}
+read -r anon_1g file_1g < <(peak_memory "$undouble" fix -q "$sql" -o "$out")
+read -r anon_4g file_4g < <(peak_memory "$undouble" fix -q "$big" -o "$out")
 rm -f "$out"
 
-python3 - "$json" "$sql" "$rss_1g" "$rss_4g" <<'PY'
+python3 - "$json" "$sql" "$anon_1g" "$file_1g" "$anon_4g" "$file_4g" <<'PY'
 import json, os, sys
 results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 size = os.path.getsize(sys.argv[2]) / 1e6
@@ -71,6 +85,7 @@ for name in results:
         ratio += f", {mbps[name] / mbps['cat > file; sync file']:.2f}x cat+sync's"
     print(f"| `{name}` | {median[name]:.3f} | {mbps[name]:.0f} | {ratio} |")
 print()
-print(f"Peak RSS of `fix -o` (includes the mapped input's resident pages): "
-      f"1 GB input {int(sys.argv[3]) / 1024:.0f} MiB, 4 GB input {int(sys.argv[4]) / 1024:.0f} MiB")
+anon_1g, file_1g, anon_4g, file_4g = sys.argv[3:7]
+print(f"Peak memory of `fix -o`, anonymous (allocated) + file-backed (mapped input pages): "
+      f"1 GB input {anon_1g} + {file_1g} MiB, 4 GB input {anon_4g} + {file_4g} MiB")
 PY

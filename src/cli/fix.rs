@@ -1,11 +1,18 @@
 //! `undouble fix`: repairs inputs to standard output, to a file, in place, or into a mirror of
 //! the input tree.
+//!
+//! Every file is first classified ([`transcode::classify`]): a file that is not UTF-8 has
+//! nothing to repair, so it is skipped and named with the encoding it seems to be in, or, with
+//! `--transcode`, converted to UTF-8 through the same destinations and atomic writes as a
+//! repair. A skipped legacy file is no error (like a skipped binary file): it leaves the exit
+//! status alone; a transcoded file counts as a change (status 1, as a repair does).
 
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use clap::Args;
+use encoding_rs::Encoding;
 use rayon::prelude::*;
 
 use super::inputs::{FILE_WINDOW, Prepared, Selection};
@@ -13,10 +20,11 @@ use super::{Detection, Outcome};
 use crate::Error;
 use crate::audit::{AuditLevel, AuditLog};
 use crate::dump::{self, DumpOptions, Format};
+use crate::engine::transcode::{self, Legacy, OnMalformed, TextKind, Transcoded};
 use crate::engine::walk::Found;
 use crate::engine::{self, Input, Written};
 use crate::mojibake::{Counts, Scanner};
-use crate::report;
+use crate::report::{self, thousands};
 
 #[derive(Args, Clone, Debug)]
 pub(crate) struct FixArgs {
@@ -52,8 +60,37 @@ pub(crate) struct FixArgs {
     /// tables and `SET NAMES` to this one, so that the repaired dump loads as UTF-8.
     #[arg(long, value_enum, value_name = "CHARSET")]
     convert_charset: Option<dump::Charset>,
+    /// Convert files that are not UTF-8 (Windows-1252, ISO-8859-2, UTF-16, ...) to UTF-8, from
+    /// the encoding detected or given by --from; without it they are skipped. Not with --audit:
+    /// the log cannot record a conversion yet (--backup keeps the originals).
+    #[arg(long, conflicts_with = "audit")]
+    transcode: bool,
+    /// With --transcode, the encoding of the files that are not UTF-8: a WHATWG label
+    /// (windows-1252, iso-8859-2, shift_jis, utf-16le, ...; latin1 means windows-1252). A
+    /// UTF-16 byte order mark still wins.
+    #[arg(long, requires = "transcode", value_name = "ENCODING", value_parser = legacy_encoding)]
+    from: Option<&'static Encoding>,
+    /// With --transcode, write U+FFFD for each sequence the encoding cannot decode (and count
+    /// them) instead of refusing the file.
+    #[arg(long, requires = "transcode")]
+    lossy: bool,
     #[command(flatten)]
     detection: Detection,
+}
+
+/// The encoding a `--from` label names; UTF-8 is refused (those files are repaired, not
+/// converted).
+fn legacy_encoding(label: &str) -> Result<&'static Encoding, String> {
+    match Encoding::for_label_no_replacement(label.trim().as_bytes()) {
+        Some(encoding) if encoding == encoding_rs::UTF_8 => {
+            Err("UTF-8 files are repaired, not transcoded: name the legacy encoding".into())
+        }
+        Some(encoding) => Ok(encoding),
+        None => Err(format!(
+            "unknown encoding '{label}' (a WHATWG label: windows-1252, iso-8859-2, shift_jis, \
+             utf-16le, ...)"
+        )),
+    }
 }
 
 /// Where one input's repair goes.
@@ -67,7 +104,11 @@ enum Destination {
 enum Fixed {
     /// Counts, what became of the target, and more to tell (a dump's damaged columns).
     Done(Box<Counts>, Written, String),
+    /// Converted to UTF-8: what the conversion did, what became of the target, more to tell.
+    Transcoded(Box<Transcoded>, Written, String),
     SkippedBinary,
+    /// Not UTF-8, and no `--transcode`.
+    SkippedLegacy(Legacy),
     Failed(Error),
 }
 
@@ -96,7 +137,7 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         }
     };
     let mut total = Counts::default();
-    let (mut files, mut rewritten, mut skipped) = (0u64, 0u64, 0u64);
+    let (mut files, mut rewritten, mut skipped, mut transcoded) = (0u64, 0u64, 0u64, 0u64);
     for window in prepared.found.chunks(FILE_WINDOW) {
         let fix = |found| fix_one(args, &scanner, &prepared, found, audit.as_ref());
         let results: Vec<Fixed> = match audit {
@@ -126,10 +167,28 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
                     }
                     total.merge(*counts);
                 }
+                Fixed::Transcoded(done, written, more) => {
+                    outcome.found = true;
+                    files += 1;
+                    transcoded += 1;
+                    rewritten += u64::from(written == Written::Replaced && !args.dry_run);
+                    if !args.selection.quiet {
+                        eprint!("{}{more}", transcoded_text(&name, &done, args.dry_run));
+                    }
+                }
                 Fixed::SkippedBinary => {
                     skipped += 1;
                     if !args.selection.quiet {
                         eprintln!("{name}: skipped (looks binary; --binary repairs it)");
+                    }
+                }
+                Fixed::SkippedLegacy(legacy) => {
+                    skipped += 1;
+                    if !args.selection.quiet {
+                        let hint = legacy
+                            .source_encoding(None)
+                            .map_or_else(|why| why, |_| "--transcode converts it");
+                        eprintln!("{name}: skipped: not UTF-8 ({}); {hint}", legacy.describe());
                     }
                 }
                 Fixed::Failed(error) => outcome.error(&error),
@@ -138,7 +197,12 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
     }
     prepared.finish();
     if files + skipped > 1 && !args.selection.quiet {
-        let name = format!("total ({files} files, {rewritten} written, {skipped} skipped)");
+        let converted = match args.transcode {
+            true => format!("{transcoded} transcoded, "),
+            false => String::new(),
+        };
+        let name =
+            format!("total ({files} files, {rewritten} written, {converted}{skipped} skipped)");
         eprint!(
             "{}",
             report::counts_text(scanner.readings(), &name, &total, 5)
@@ -183,9 +247,22 @@ fn fix_one(
     audit: Option<&Mutex<AuditLog>>,
 ) -> Fixed {
     prepared.show(&found.input);
-    match prepared.is_skipped_binary(&found.input) {
-        Ok(true) => return Fixed::SkippedBinary,
-        Ok(false) => {}
+    match transcode::classify(&found.input, scanner.readings(), &prepared.engine) {
+        Ok(TextKind::Binary) if prepared.skip_binary => return Fixed::SkippedBinary,
+        Ok(TextKind::Legacy(legacy)) if !args.transcode => return Fixed::SkippedLegacy(legacy),
+        Ok(TextKind::Legacy(legacy)) => {
+            return transcode_one(args, scanner, prepared, found, legacy);
+        }
+        Ok(TextKind::Unexamined) if args.transcode => {
+            let message = "--transcode needs regular files: this input cannot be read twice, \
+                           to tell a legacy encoding from UTF-8 before converting it";
+            return Fixed::Failed(Error::Usage(format!(
+                "{}: {message}",
+                found.input.display_path().display()
+            )));
+        }
+        // A binary file (with --binary) is repaired as UTF-8, as before: it is no legacy text.
+        Ok(TextKind::Utf8 | TextKind::Binary | TextKind::Unexamined) => {}
         Err(error) => return Fixed::Failed(error),
     }
     match dump::dialect_of(&found.input, args.format) {
@@ -250,6 +327,98 @@ fn fix_one(
         Ok((counts, written)) => Fixed::Done(Box::new(counts), written, String::new()),
         Err(error) => Fixed::Failed(error),
     }
+}
+
+/// Converts one legacy file to UTF-8 into its destination: from the encoding of its byte order
+/// mark, `--from`, or a confident guess (a weak guess is refused).
+fn transcode_one(
+    args: &FixArgs,
+    scanner: &Scanner,
+    prepared: &Prepared,
+    found: &Found,
+    legacy: Legacy,
+) -> Fixed {
+    let input = &found.input;
+    let from = match legacy.source_encoding(args.from) {
+        Ok(from) => from,
+        Err(why) => {
+            let name = input.display_path();
+            let message = format!(
+                "{}: not UTF-8 ({}); {why}",
+                name.display(),
+                legacy.describe()
+            );
+            return Fixed::Failed(Error::Usage(message));
+        }
+    };
+    let on_malformed = match args.lossy {
+        true => OnMalformed::Replace,
+        false => OnMalformed::Refuse,
+    };
+    let convert = |out: &mut dyn Write, out_path: &Path| {
+        let (readings, engine) = (scanner.readings(), &prepared.engine);
+        transcode::transcode_input(input, from, on_malformed, out, out_path, readings, engine)
+    };
+    let result = destination(args, found).and_then(|destination| match destination {
+        Destination::Nowhere => {
+            convert(&mut io::sink(), Path::new("<nowhere>")).map(|done| (done, Written::Unchanged))
+        }
+        Destination::Stdout => {
+            let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
+            convert(&mut out, Path::new("<stdout>")).map(|done| (done, Written::Replaced))
+        }
+        Destination::Path(target) => {
+            create_parent(&target)?;
+            let backup = args.backup.as_deref();
+            // A converted file always differs from its original.
+            engine::write_to_path(
+                input,
+                &target,
+                backup,
+                |out| convert(out, &target),
+                |_| true,
+            )
+        }
+    });
+    match result {
+        Ok((done, written)) => {
+            let note = match dump::dialect_of(input, args.format) {
+                Ok(Some(_)) => DUMP_AFTER_TRANSCODING,
+                _ => "",
+            };
+            Fixed::Transcoded(Box::new(done), written, note.to_owned())
+        }
+        Err(error) => Fixed::Failed(error),
+    }
+}
+
+/// Told after a dump is transcoded. Its own declarations still name its old encoding: loaded as
+/// it is, the converted text would be read as that encoding and come out double-encoded.
+const DUMP_AFTER_TRANSCODING: &str = "  a SQL dump: its SET NAMES and table charsets still name \
+    the old encoding; `undouble fix --convert-charset utf8mb4` on the result rewrites them\n";
+
+/// `NAME: transcoded from windows-1252 to UTF-8 (1,234 bytes read, 1,250 written)`, with the
+/// malformed sequences replaced, if any.
+fn transcoded_text(name: &str, done: &Transcoded, dry_run: bool) -> String {
+    let verb = match dry_run {
+        true => "would transcode",
+        false => "transcoded",
+    };
+    let mut text = format!(
+        "{name}: {verb} from {} to UTF-8 ({} bytes read, {} written)",
+        done.from.name(),
+        thousands(done.bytes_read),
+        thousands(done.bytes_written)
+    );
+    if let Some(first) = done.first_malformed_offset {
+        let plural = if done.malformed == 1 { "" } else { "s" };
+        text += &format!(
+            ", {} malformed sequence{plural} replaced by U+FFFD (the first at byte offset {first})",
+            thousands(done.malformed)
+        );
+    }
+    text.push('\n');
+    text
 }
 
 /// Creates the directory a target goes into.

@@ -10,6 +10,7 @@
 
 pub mod blocks;
 pub mod replace;
+pub mod transcode;
 pub mod walk;
 
 use std::convert::Infallible;

@@ -1,0 +1,740 @@
+//! Legacy files: telling a file in another encoding (Windows-1252, ISO-8859-2, UTF-16, ...)
+//! from a UTF-8 file with a few bad bytes, and converting it to UTF-8.
+//!
+//! `fix` repairs UTF-8 that went through a single-byte code page. A file that is not UTF-8 at
+//! all holds nothing of the kind: "repairing" it would leave it as it was and call it done. So
+//! `fix` first asks [`classify`] what a file is, skips legacy files by name, and with
+//! `--transcode` converts them instead ([`transcode_input`]). The question must be answered
+//! cheaply on files of many gigabytes, and must not mistake a UTF-8 file with a truncated
+//! character for a legacy one: the non-ASCII bytes of legacy text are almost never well-formed
+//! UTF-8, while a damaged UTF-8 file has a few bad bytes among many good ones.
+//!
+//! # The rule
+//!
+//! A regular file is legacy when
+//!
+//! 1. it starts with a UTF-16 or UTF-32 byte order mark, or its first character after white
+//!    space is `<` in UTF-16 or UTF-32 (the structure [`crate::charset`] reads): that
+//!    encoding, for certain; or
+//! 2. it is not valid UTF-8 (one `simdutf8` pass over the file, mapped unless `--no-mmap`,
+//!    that stops validating at the first invalid byte), and in its sample — its first [`SAMPLE_LIMIT`]
+//!    bytes, and as many from the start of the line holding the first invalid byte — at
+//!    least [`MIN_INVALID_SEQUENCES`] sequences are invalid and their bytes are more than half
+//!    of the sample's non-ASCII bytes. The encoding is `chardetng`'s guess from the same
+//!    sample, with its confidence ([`Confidence`]).
+//!
+//! A file that looks binary (a NUL byte in its first 8 KiB) and is not UTF-16/32 by rule 1 is
+//! never legacy: binary is not text in any encoding. Anything else is UTF-8, perhaps with
+//! stray invalid bytes, and is repaired as before, those bytes kept as they are. Nothing is
+//! decoded to decide, and only the sample is read beyond the validation pass. Standard input,
+//! pipes and devices are not examined: they cannot be read twice.
+//!
+//! # Transcoding
+//!
+//! [`transcode_input`] streams the file block by block through an `encoding_rs` decoder into
+//! UTF-8; memory stays at one block and one output buffer. A byte order mark is dropped (the
+//! output never has one). Malformed sequences are counted; either the conversion fails with an
+//! error naming the file, the byte offset of the first and how many there are (nothing is
+//! written after the first), or, with [`OnMalformed::Replace`], each becomes U+FFFD: bytes are
+//! never lost silently.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use encoding_rs::{Decoder, DecoderResult, Encoding};
+
+use super::{EngineOptions, Input};
+use crate::charset::{
+    ByteEvidence, Confidence, DEFAULT_SUSPECTS, KnownEncoding, encoding_from_byte_order_mark,
+};
+use crate::error::Error;
+use crate::mojibake::Readings;
+
+/// How much of a file the rule samples, twice: from its start, and from the line of its first
+/// invalid byte. Enough text for `chardetng`, little enough to read in no time.
+pub const SAMPLE_LIMIT: usize = 64 << 10;
+
+/// How far back from the first invalid byte the start of its line is looked for; a longer line
+/// is sampled from this far back.
+const LINE_LOOKBACK: u64 = 4 << 10;
+
+/// The invalid sequences a sample needs before its file can be legacy: one to three stray
+/// sequences (a truncated character, a byte flipped) never make a file legacy, however little
+/// else is non-ASCII around them.
+pub const MIN_INVALID_SEQUENCES: usize = 4;
+
+/// What a file is, for `fix`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextKind {
+    /// UTF-8, perhaps with a few invalid bytes (kept as they are): repaired as usual.
+    Utf8,
+    /// In another encoding.
+    Legacy(Legacy),
+    /// Looks binary (a NUL byte in its first 8 KiB): skipped, or repaired as UTF-8 when asked.
+    Binary,
+    /// Standard input, a pipe or a device: not examined, since it cannot be read twice.
+    Unexamined,
+}
+
+/// A file that is not UTF-8: the encoding it is in, as far as the evidence goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Legacy {
+    pub encoding: KnownEncoding,
+    pub basis: Basis,
+}
+
+/// What the encoding of a legacy file rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis {
+    /// A UTF-16/32 byte order mark.
+    ByteOrderMark,
+    /// `<` in UTF-16/32 as the first character.
+    FirstCharacters,
+    /// `chardetng`'s statistical guess; the file is valid UTF-8 up to `first_invalid_offset`.
+    Guess {
+        confidence: Confidence,
+        first_invalid_offset: u64,
+    },
+}
+
+impl Legacy {
+    /// What the file looks like, for messages: `looks like windows-1252; first invalid byte
+    /// at offset 12`, `UTF-16LE by its byte order mark`, ...
+    pub fn describe(&self) -> String {
+        let name = self.encoding.name();
+        match self.basis {
+            Basis::ByteOrderMark => format!("{name} by its byte order mark"),
+            Basis::FirstCharacters => format!("{name} by its first characters"),
+            Basis::Guess {
+                confidence,
+                first_invalid_offset,
+            } => {
+                let doubt = match confidence {
+                    Confidence::High => "",
+                    Confidence::Low => ", a low-confidence guess",
+                };
+                format!(
+                    "looks like {name}{doubt}; first invalid byte at offset {first_invalid_offset}"
+                )
+            }
+        }
+    }
+
+    /// The encoding to convert the file from: the byte order mark's (it wins over `from`, as
+    /// in the WHATWG decode algorithm), else `from`, else the encoding detected unless it is
+    /// a low-confidence guess. The error says why there is none, for a person.
+    pub fn source_encoding(
+        &self,
+        from: Option<&'static Encoding>,
+    ) -> Result<&'static Encoding, &'static str> {
+        let decodable = match self.encoding {
+            KnownEncoding::Whatwg(encoding) => Ok(encoding),
+            KnownEncoding::Utf32Le | KnownEncoding::Utf32Be => {
+                Err("encoding_rs has no UTF-32 decoder, so --transcode cannot convert it")
+            }
+        };
+        match (self.basis, from) {
+            (Basis::ByteOrderMark, _) => decodable,
+            (_, Some(from)) => Ok(from),
+            (
+                Basis::Guess {
+                    confidence: Confidence::Low,
+                    ..
+                },
+                None,
+            ) => {
+                Err("the guess is too weak to convert by: --transcode --from ENCODING converts it")
+            }
+            (_, None) => decodable,
+        }
+    }
+}
+
+/// Tells what the file `input` is, by the rule in the module documentation. The validation
+/// pass reads as `options` says (mapped or not) but moves no progress bar: the pass that
+/// follows does.
+pub fn classify(
+    input: &Input,
+    readings: &Readings,
+    options: &EngineOptions,
+) -> Result<TextKind, Error> {
+    let Input::File(path) = input else {
+        return Ok(TextKind::Unexamined);
+    };
+    let open_error = |source| Error::Open {
+        path: path.clone(),
+        source,
+    };
+    let mut file = File::open(path).map_err(open_error)?;
+    if !file.metadata().map_err(open_error)?.is_file() {
+        return Ok(TextKind::Unexamined);
+    }
+    let head = read_range(&mut file, path, 0..SAMPLE_LIMIT as u64)?;
+    if let Some(wide) = wide_unicode(&head) {
+        return Ok(TextKind::Legacy(wide));
+    }
+    if super::looks_binary(input)? {
+        return Ok(TextKind::Binary);
+    }
+    let Some(first_invalid) = first_invalid_offset(input, readings, options)? else {
+        return Ok(TextKind::Utf8);
+    };
+    let sample = gather_sample(first_invalid, |range| read_range(&mut file, path, range))?;
+    Ok(judge(first_invalid, &sample))
+}
+
+/// UTF-16 or UTF-32 by the byte order mark or the first characters of `head`.
+fn wide_unicode(head: &[u8]) -> Option<Legacy> {
+    let bom = encoding_from_byte_order_mark(head, DEFAULT_SUSPECTS)
+        .into_iter()
+        .next();
+    let (name, basis) = match bom {
+        Some(bom) if bom.is_wide_unicode() => (bom.name().to_owned(), Basis::ByteOrderMark),
+        Some(_) => return None,
+        None => (
+            ByteEvidence::wide_unicode(head)?.encoding?,
+            Basis::FirstCharacters,
+        ),
+    };
+    let encoding = KnownEncoding::for_label(&name)?;
+    Some(Legacy { encoding, basis })
+}
+
+/// The offset of the first byte of `input` that is not well-formed UTF-8, if any: blocks are
+/// validated in parallel, and none after the first invalid one is validated (nor, when the
+/// file is mapped, even read).
+fn first_invalid_offset(
+    input: &Input,
+    readings: &Readings,
+    options: &EngineOptions,
+) -> Result<Option<u64>, Error> {
+    let without_progress = EngineOptions {
+        mmap: options.mmap,
+        progress: None,
+    };
+    let found = AtomicBool::new(false);
+    let mut first = None;
+    super::for_each_block(
+        input,
+        readings,
+        &without_progress,
+        |block, base| {
+            // Blocks are cut between characters, so each is valid on its own when the file is.
+            let skip = found.load(Ordering::Relaxed) || simdutf8::basic::from_utf8(block).is_ok();
+            Ok(match skip {
+                true => None,
+                false => simdutf8::compat::from_utf8(block)
+                    .err()
+                    .map(|error| base + error.valid_up_to() as u64),
+            })
+        },
+        |_, _, invalid_at| {
+            if first.is_none() && invalid_at.is_some() {
+                first = invalid_at;
+                found.store(true, Ordering::Relaxed);
+            }
+            Ok(())
+        },
+    )?;
+    Ok(first)
+}
+
+/// Reads the bytes of `range` (fewer at the end of the file).
+fn read_range(file: &mut File, path: &Path, range: Range<u64>) -> Result<Vec<u8>, Error> {
+    let mut bytes = Vec::new();
+    file.seek(SeekFrom::Start(range.start))
+        .and_then(|_| {
+            Read::by_ref(file)
+                .take(range.end.saturating_sub(range.start))
+                .read_to_end(&mut bytes)
+        })
+        .map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            offset: range.start,
+            source,
+        })?;
+    Ok(bytes)
+}
+
+/// The sample of a file whose first invalid byte is at `first_invalid`, from `read` (which
+/// gives any range of the file, shorter at its end): its first [`SAMPLE_LIMIT`] bytes, and as
+/// many from the start of the line of the first invalid byte; one piece when the two touch.
+fn gather_sample<E>(
+    first_invalid: u64,
+    mut read: impl FnMut(Range<u64>) -> Result<Vec<u8>, E>,
+) -> Result<Vec<Vec<u8>>, E> {
+    let limit = SAMPLE_LIMIT as u64;
+    let lookback_start = first_invalid.saturating_sub(LINE_LOOKBACK);
+    let before = read(lookback_start..first_invalid)?;
+    let into_before = match memchr::memrchr(b'\n', &before) {
+        Some(newline) => newline + 1,
+        None if lookback_start == 0 => 0,
+        // A long line, sampled from the lookback on: not from the middle of a character.
+        None => before
+            .iter()
+            .take(3)
+            .take_while(|&&b| b & 0xC0 == 0x80)
+            .count(),
+    };
+    let line_start = lookback_start + into_before as u64;
+    if line_start <= limit {
+        return Ok(vec![read(0..line_start + limit)?]);
+    }
+    Ok(vec![read(0..limit)?, read(line_start..line_start + limit)?])
+}
+
+/// The non-ASCII bytes of a sample, and the invalid sequences among them.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Tally {
+    non_ascii: usize,
+    invalid_bytes: usize,
+    invalid_sequences: usize,
+}
+
+impl Tally {
+    /// Counts one piece of a sample. A character cut by the end of the piece counts as
+    /// neither: the piece was cut there, the file was not.
+    fn add(&mut self, piece: &[u8]) {
+        let non_ascii = |bytes: &[u8]| bytes.iter().filter(|b| !b.is_ascii()).count();
+        let mut rest = piece;
+        loop {
+            let error = match simdutf8::compat::from_utf8(rest) {
+                Ok(_) => break self.non_ascii += non_ascii(rest),
+                Err(error) => error,
+            };
+            let valid = error.valid_up_to();
+            self.non_ascii += non_ascii(rest.get(..valid).unwrap_or_default());
+            let Some(length) = error.error_len() else {
+                break;
+            };
+            // An invalid sequence is never ASCII: it is a lead byte and continuation bytes.
+            self.non_ascii += length;
+            self.invalid_bytes += length;
+            self.invalid_sequences += 1;
+            rest = rest.get(valid + length..).unwrap_or_default();
+        }
+    }
+
+    /// The rule: enough invalid sequences, and most of the non-ASCII bytes.
+    fn says_legacy(&self) -> bool {
+        self.invalid_sequences >= MIN_INVALID_SEQUENCES && self.invalid_bytes * 2 > self.non_ascii
+    }
+}
+
+/// The verdict on a file that is not valid UTF-8 from `first_invalid` on, from its sample.
+fn judge(first_invalid: u64, sample: &[Vec<u8>]) -> TextKind {
+    let mut tally = Tally::default();
+    for piece in sample {
+        tally.add(piece);
+    }
+    if !tally.says_legacy() {
+        return TextKind::Utf8;
+    }
+    let pieces: Vec<&[u8]> = sample.iter().map(Vec::as_slice).collect();
+    let evidence = ByteEvidence::statistical(&pieces, first_invalid, "");
+    let guess = evidence
+        .encoding
+        .as_deref()
+        .and_then(KnownEncoding::for_label);
+    // chardetng always names an encoding; were it not to, its own fallback for Latin text
+    // stands in, as a low-confidence guess.
+    let (encoding, confidence) = match (guess, evidence.confidence) {
+        (Some(encoding), Some(confidence)) => (encoding, confidence),
+        _ => (
+            KnownEncoding::Whatwg(encoding_rs::WINDOWS_1252),
+            Confidence::Low,
+        ),
+    };
+    TextKind::Legacy(Legacy {
+        encoding,
+        basis: Basis::Guess {
+            confidence,
+            first_invalid_offset: first_invalid,
+        },
+    })
+}
+
+/// What to do with a sequence the source encoding cannot decode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnMalformed {
+    /// Stop, with an error naming the file and the sequence's byte offset.
+    Refuse,
+    /// Write U+FFFD in its place, and count it.
+    Replace,
+}
+
+/// What a conversion did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transcoded {
+    /// The encoding the input was read in.
+    pub from: &'static Encoding,
+    /// Bytes read, and bytes of UTF-8 written.
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Malformed sequences (replaced by U+FFFD), and the input offset of the first.
+    pub malformed: u64,
+    pub first_malformed_offset: Option<u64>,
+}
+
+/// Converts `input` from `from` to UTF-8 into `out` (named `out_path` in errors), block by
+/// block as the engine reads every input, dropping a byte order mark. Malformed input is
+/// refused (after counting it all; nothing is written after the first malformed sequence) or
+/// replaced, as `on_malformed` says.
+pub fn transcode_input<W: Write>(
+    input: &Input,
+    from: &'static Encoding,
+    on_malformed: OnMalformed,
+    out: W,
+    out_path: &Path,
+    readings: &Readings,
+    options: &EngineOptions,
+) -> Result<Transcoded, Error> {
+    let mut stream = Utf8Stream {
+        decoder: from.new_decoder_with_bom_removal(),
+        buffer: vec![0; OUTPUT_CHUNK],
+        output: Utf8Output {
+            out,
+            out_path,
+            on_malformed,
+            first_malformed_length: 0,
+            done: Transcoded {
+                from,
+                bytes_read: 0,
+                bytes_written: 0,
+                malformed: 0,
+                first_malformed_offset: None,
+            },
+        },
+    };
+    super::for_each_block_in_order(input, readings, options, |block, _| {
+        stream.feed(block, false)
+    })?;
+    stream.feed(&[], true)?;
+    stream.output.finish(input)
+}
+
+/// The UTF-8 written at a time.
+const OUTPUT_CHUNK: usize = 64 << 10;
+
+/// A decoder writing UTF-8 to its output as input is fed to it.
+struct Utf8Stream<'p, W> {
+    decoder: Decoder,
+    buffer: Vec<u8>,
+    output: Utf8Output<'p, W>,
+}
+
+impl<W: Write> Utf8Stream<'_, W> {
+    /// Decodes `bytes`, the next part of the input (`last` for the end, which reports a
+    /// character left incomplete).
+    fn feed(&mut self, mut bytes: &[u8], last: bool) -> Result<(), Error> {
+        loop {
+            let (result, read, written) =
+                self.decoder
+                    .decode_to_utf8_without_replacement(bytes, &mut self.buffer, last);
+            bytes = bytes.get(read..).unwrap_or_default();
+            self.output.done.bytes_read += read as u64;
+            self.output
+                .write(self.buffer.get(..written).unwrap_or_default())?;
+            match result {
+                DecoderResult::InputEmpty => return Ok(()),
+                DecoderResult::OutputFull => {}
+                DecoderResult::Malformed(length, consumed_after) => {
+                    // Everything read so far ends `consumed_after` bytes past the sequence.
+                    let past = u64::from(consumed_after) + u64::from(length);
+                    let offset = self.output.done.bytes_read.saturating_sub(past);
+                    self.output.malformed(offset, length)?;
+                }
+            }
+        }
+    }
+}
+
+/// Where the UTF-8 goes, and what the conversion did so far.
+struct Utf8Output<'p, W> {
+    out: W,
+    out_path: &'p Path,
+    on_malformed: OnMalformed,
+    /// The length of the first malformed sequence, for the error that refuses it.
+    first_malformed_length: u8,
+    done: Transcoded,
+}
+
+impl<W: Write> Utf8Output<'_, W> {
+    /// Writes decoded text, unless a malformed sequence is to be refused: from the first, the
+    /// rest of the input is only read, to count the others.
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        let refusing = self.on_malformed == OnMalformed::Refuse && self.done.malformed > 0;
+        if refusing {
+            return Ok(());
+        }
+        self.out.write_all(bytes).map_err(|source| Error::Write {
+            path: self.out_path.to_path_buf(),
+            source,
+        })?;
+        self.done.bytes_written += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Counts a malformed sequence, and writes U+FFFD for it (which a refusal drops).
+    fn malformed(&mut self, offset: u64, length: u8) -> Result<(), Error> {
+        self.done.malformed += 1;
+        if self.done.first_malformed_offset.is_none() {
+            self.done.first_malformed_offset = Some(offset);
+            self.first_malformed_length = length;
+        }
+        self.write(char::REPLACEMENT_CHARACTER.to_string().as_bytes())
+    }
+
+    /// Flushes the output; refuses `input` if it held a malformed sequence and that is refused.
+    fn finish(mut self, input: &Input) -> Result<Transcoded, Error> {
+        self.out.flush().map_err(|source| Error::Write {
+            path: self.out_path.to_path_buf(),
+            source,
+        })?;
+        let (OnMalformed::Refuse, Some(offset)) =
+            (self.on_malformed, self.done.first_malformed_offset)
+        else {
+            return Ok(self.done);
+        };
+        let length = self.first_malformed_length;
+        let message = format!(
+            "not valid {}: a malformed sequence of {length} byte{}, {} in all \
+             (--lossy replaces them with U+FFFD)",
+            self.done.from.name(),
+            if length == 1 { "" } else { "s" },
+            crate::report::thousands(self.done.malformed)
+        );
+        Err(Error::Read {
+            path: input.display_path(),
+            offset,
+            source: io::Error::new(io::ErrorKind::InvalidData, message),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the rule makes of a whole file held in memory, sampled as a file on disk is.
+    fn kind_of(bytes: &[u8]) -> TextKind {
+        if let Some(wide) = wide_unicode(bytes.get(..SAMPLE_LIMIT).unwrap_or(bytes)) {
+            return TextKind::Legacy(wide);
+        }
+        let Err(error) = simdutf8::compat::from_utf8(bytes) else {
+            return TextKind::Utf8;
+        };
+        let first_invalid = error.valid_up_to() as u64;
+        let slice = |range: Range<u64>| -> Result<Vec<u8>, ()> {
+            let end = (range.end as usize).min(bytes.len());
+            let start = (range.start as usize).min(end);
+            Ok(bytes.get(start..end).unwrap_or_default().to_vec())
+        };
+        gather_sample(first_invalid, slice)
+            .map_or(TextKind::Unexamined, |sample| judge(first_invalid, &sample))
+    }
+
+    fn guessed(kind: &TextKind) -> Option<(&'static str, Confidence)> {
+        match kind {
+            TextKind::Legacy(Legacy {
+                encoding,
+                basis: Basis::Guess { confidence, .. },
+            }) => Some((encoding.name(), *confidence)),
+            _ => None,
+        }
+    }
+
+    const FRENCH: &str = "Le café coûte 3 € l’été, c’est très cher. Voilà où ça mène : déjà \
+                          vu, naïve façade, forêt, île, Noël.\n";
+
+    fn windows_1252(text: &str) -> Vec<u8> {
+        encoding_rs::WINDOWS_1252.encode(text).0.into_owned()
+    }
+
+    #[test]
+    fn windows_1252_text_is_legacy_and_guessed_confidently() {
+        let kind = kind_of(&windows_1252(&FRENCH.repeat(3)));
+        assert_eq!(guessed(&kind), Some(("windows-1252", Confidence::High)));
+    }
+
+    #[test]
+    fn a_little_legacy_text_is_legacy_but_only_a_weak_guess() {
+        let kind = kind_of(&windows_1252(
+            "plain ASCII, then caf\u{E9} cr\u{E8}me br\u{FB}l\u{E9}e",
+        ));
+        assert_eq!(guessed(&kind).map(|(_, c)| c), Some(Confidence::Low));
+    }
+
+    #[test]
+    fn a_few_stray_sequences_leave_a_file_utf8() {
+        // One truncated character, in ASCII: not enough to call the file legacy.
+        assert_eq!(
+            kind_of(b"ASCII text and a cut \xE2\x82 character\n"),
+            TextKind::Utf8
+        );
+        // Three stray bytes, still a few.
+        assert_eq!(kind_of(b"one \xFF two \xFE three \xE9\n"), TextKind::Utf8);
+        // Many invalid bytes, but among much more UTF-8.
+        let mut damaged = "déjà vu, naïve façade, forêt, Noël "
+            .repeat(20)
+            .into_bytes();
+        damaged.extend(b"\xE9\xE8\xFF\xFE\xE0 end\n");
+        assert_eq!(kind_of(&damaged), TextKind::Utf8);
+    }
+
+    #[test]
+    fn the_sample_follows_the_first_invalid_byte_beyond_the_head() {
+        let mut file = "ASCII only\n".repeat(20_000).into_bytes();
+        let at = file.len();
+        file.extend(windows_1252(&FRENCH.repeat(3)));
+        let kind = kind_of(&file);
+        assert_eq!(guessed(&kind), Some(("windows-1252", Confidence::High)));
+        let TextKind::Legacy(legacy) = kind else {
+            return;
+        };
+        assert!(
+            legacy
+                .describe()
+                .ends_with(&format!("first invalid byte at offset {}", at + 6))
+        );
+    }
+
+    #[test]
+    fn the_rule_counts_bytes_of_invalid_sequences_against_all_non_ascii_bytes() {
+        let mut tally = Tally::default();
+        // `é` in UTF-8 (2 valid bytes), E9 alone (1 invalid), F0 9F 98 cut by ASCII (1 invalid
+        // sequence of 3 bytes), and a character cut by the end of the piece (not counted).
+        tally.add(b"\xC3\xA9 \xE9 \xF0\x9F\x98 x \xE2\x82");
+        assert_eq!(
+            tally,
+            Tally {
+                non_ascii: 6,
+                invalid_bytes: 4,
+                invalid_sequences: 2,
+            }
+        );
+        assert!(!tally.says_legacy(), "two sequences are too few");
+        tally.add(b"\xE9 \xE8 ");
+        assert!(tally.says_legacy());
+    }
+
+    #[test]
+    fn wide_unicode_by_bom_or_first_characters() {
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("Hello".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let legacy = |encoding, basis| TextKind::Legacy(Legacy { encoding, basis });
+        let utf16le = KnownEncoding::Whatwg(encoding_rs::UTF_16LE);
+        assert_eq!(kind_of(&utf16), legacy(utf16le, Basis::ByteOrderMark));
+        let page: Vec<u8> = "  <p>x</p>"
+            .encode_utf16()
+            .flat_map(u16::to_be_bytes)
+            .collect();
+        let utf16be = KnownEncoding::Whatwg(encoding_rs::UTF_16BE);
+        assert_eq!(kind_of(&page), legacy(utf16be, Basis::FirstCharacters));
+        let utf32 = b"\x00\x00\xFE\xFF\x00\x00\x00A";
+        assert_eq!(
+            kind_of(utf32),
+            legacy(KnownEncoding::Utf32Be, Basis::ByteOrderMark)
+        );
+        assert_eq!(kind_of(b"\xEF\xBB\xBFUTF-8 with a BOM"), TextKind::Utf8);
+        assert_eq!(kind_of(b"<p>ASCII markup</p>"), TextKind::Utf8);
+    }
+
+    #[test]
+    fn the_source_encoding_comes_from_the_bom_then_from_then_a_confident_guess() {
+        let iso_8859_2 = encoding_rs::ISO_8859_2;
+        let bom = Legacy {
+            encoding: KnownEncoding::Whatwg(encoding_rs::UTF_16LE),
+            basis: Basis::ByteOrderMark,
+        };
+        assert_eq!(
+            bom.source_encoding(Some(iso_8859_2)),
+            Ok(encoding_rs::UTF_16LE)
+        );
+        let guess = |confidence| Legacy {
+            encoding: KnownEncoding::Whatwg(encoding_rs::WINDOWS_1252),
+            basis: Basis::Guess {
+                confidence,
+                first_invalid_offset: 0,
+            },
+        };
+        assert_eq!(
+            guess(Confidence::High).source_encoding(None),
+            Ok(encoding_rs::WINDOWS_1252)
+        );
+        assert!(guess(Confidence::Low).source_encoding(None).is_err());
+        assert_eq!(
+            guess(Confidence::Low).source_encoding(Some(iso_8859_2)),
+            Ok(iso_8859_2)
+        );
+        let utf32 = Legacy {
+            encoding: KnownEncoding::Utf32Le,
+            basis: Basis::ByteOrderMark,
+        };
+        assert!(utf32.source_encoding(Some(iso_8859_2)).is_err());
+    }
+
+    fn transcode(
+        bytes: &[u8],
+        from: &'static Encoding,
+        on_malformed: OnMalformed,
+    ) -> Result<(Vec<u8>, Transcoded), Error> {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("in");
+        std::fs::write(&path, bytes).expect("the input is written");
+        let mut out = Vec::new();
+        let done = transcode_input(
+            &Input::File(path),
+            from,
+            on_malformed,
+            &mut out,
+            Path::new("out"),
+            &Readings::western(),
+            &EngineOptions::default(),
+        )?;
+        Ok((out, done))
+    }
+
+    #[test]
+    fn transcoding_drops_the_bom_and_counts_or_refuses_malformed_input() {
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("Grüße €".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let result = transcode(&utf16, encoding_rs::UTF_16LE, OnMalformed::Refuse);
+        let (out, done) = result.expect("transcoded");
+        assert_eq!(out, "Grüße €".as_bytes());
+        assert_eq!((done.bytes_read, done.malformed), (utf16.len() as u64, 0));
+
+        // 0xFF is undefined in windows-1253.
+        let greek = b"\xe1\xe2\xe3 \xff \xe4\xff";
+        let refused = transcode(greek, encoding_rs::WINDOWS_1253, OnMalformed::Refuse);
+        let message = refused.as_ref().err().map(ToString::to_string);
+        assert!(
+            matches!(refused, Err(Error::Read { offset: 4, .. })),
+            "{refused:?}"
+        );
+        assert!(
+            message.is_some_and(|m| m.contains("a malformed sequence of 1 byte, 2 in all")),
+            "{refused:?}"
+        );
+        let (out, done) =
+            transcode(greek, encoding_rs::WINDOWS_1253, OnMalformed::Replace).expect("transcoded");
+        assert_eq!(String::from_utf8_lossy(&out), "αβγ \u{FFFD} δ\u{FFFD}");
+        assert_eq!((done.malformed, done.first_malformed_offset), (2, Some(4)));
+
+        // A UTF-16 file cut in the middle of a code unit ends in a malformed sequence.
+        let cut = &utf16[..utf16.len() - 1];
+        let refused = transcode(cut, encoding_rs::UTF_16LE, OnMalformed::Refuse);
+        let expected_offset = cut.len() as u64 - 1;
+        assert!(
+            matches!(refused, Err(Error::Read { offset, .. }) if offset == expected_offset),
+            "{refused:?}"
+        );
+    }
+}
