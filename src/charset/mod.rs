@@ -102,6 +102,7 @@ pub use policy::{
 };
 pub use prescan::{Html5Encoding, encoding_from_html5_prescan, prescan_meta};
 pub use source::{Source, SourcedEncoding};
+pub(crate) use sql::NOT_A_COLUMN;
 pub use sql::{
     MAX_STATEMENT_BYTES, SQL_CONNECTION_SCAN_LIMIT, SqlDeclaration, SqlDeclarationKind, SqlDialect,
     SqlPlace, looks_like_sql, mysql_charset, postgresql_encoding, sql_charset, sql_declarations,

@@ -804,21 +804,27 @@ impl<'a> Statement<'a> {
     }
 }
 
+/// Keywords that start an item of `CREATE TABLE` defining no column: keys, constraints,
+/// periods, `LIKE` (MySQL, MariaDB and PostgreSQL). The dump lexer reads tables with them too.
+pub(crate) const NOT_A_COLUMN: &[&str] = &[
+    "PRIMARY",
+    "KEY",
+    "INDEX",
+    "UNIQUE",
+    "CONSTRAINT",
+    "FOREIGN",
+    "FULLTEXT",
+    "SPATIAL",
+    "CHECK",
+    "PERIOD",
+    "EXCLUDE",
+    "LIKE",
+];
+
 /// The column an item of a `CREATE TABLE` defines, from its first token; `None` for keys and
 /// constraints.
 fn column_name(first: Token<'_>) -> Option<String> {
-    let constraint = [
-        "PRIMARY",
-        "KEY",
-        "INDEX",
-        "UNIQUE",
-        "CONSTRAINT",
-        "FOREIGN",
-        "FULLTEXT",
-        "SPATIAL",
-        "CHECK",
-    ];
-    if constraint.iter().any(|keyword| first.is(keyword)) {
+    if NOT_A_COLUMN.iter().any(|keyword| first.is(keyword)) {
         return None;
     }
     first.value()

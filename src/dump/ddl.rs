@@ -7,6 +7,7 @@
 //! reports a dump's declared encoding; `CREATE TABLE` needs more than that reader keeps (types,
 //! keys, every `COLLATE`), so it is read here.
 
+use crate::charset::NOT_A_COLUMN;
 use std::ops::Range;
 
 use super::schema::{self, Column, ColumnKind, Table};
@@ -32,22 +33,6 @@ pub(crate) struct Definition {
     /// `INHERITS (p)`), as [`table_key`] names them.
     pub parents: Vec<String>,
 }
-
-/// Constraint keywords: an item of `CREATE TABLE` starting with one defines no column.
-const CONSTRAINTS: &[&str] = &[
-    "PRIMARY",
-    "KEY",
-    "INDEX",
-    "UNIQUE",
-    "CONSTRAINT",
-    "FOREIGN",
-    "FULLTEXT",
-    "SPATIAL",
-    "CHECK",
-    "PERIOD",
-    "EXCLUDE",
-    "LIKE",
-];
 
 /// A possibly qualified name at `tokens[at]` (`db`.`t`, `public.t`): its parts, and the index
 /// after it.
@@ -296,7 +281,7 @@ fn read_item(
         .iter()
         .position(|t| t.is(buf, "PRIMARY"))
         .filter(|&p| item.get(p + 1).is_some_and(|t| t.is(buf, "KEY")));
-    if first.kind == Kind::Word && CONSTRAINTS.iter().any(|c| first.is(buf, c)) {
+    if first.kind == Kind::Word && NOT_A_COLUMN.iter().any(|c| first.is(buf, c)) {
         if let Some(p) = primary {
             *key_names = name_list(buf, item, p + 2).0;
         }
