@@ -7,11 +7,11 @@
 //! reports a dump's declared encoding; `CREATE TABLE` needs more than that reader keeps (types,
 //! keys, every `COLLATE`), so it is read here.
 
-use crate::charset::NOT_A_COLUMN;
 use std::ops::Range;
 
 use super::schema::{self, Column, ColumnKind, Table};
 use super::tokens::{Kind, Token};
+use crate::charset::NOT_A_COLUMN;
 use crate::charset::{SqlDialect, sql_declarations};
 
 /// A change of a few bytes in the DDL, for `--convert-charset`.
