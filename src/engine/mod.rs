@@ -18,6 +18,7 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -339,6 +340,9 @@ pub fn fix_input<W: Write>(
         source,
     };
     let mut total = Counts::default();
+    // Output buffers go back to this pool once written, so that a long run reuses a window's
+    // worth of them instead of faulting in fresh pages for every block.
+    let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
     for_each_block(
         input,
         scanner.readings(),
@@ -346,8 +350,14 @@ pub fn fix_input<W: Write>(
         |block, base| {
             let mut counts = Counts::default();
             counts.observe_bytes(block, base);
+            let mut buffer = spare
+                .lock()
+                .ok()
+                .and_then(|mut s| s.pop())
+                .unwrap_or_default();
+            buffer.clear();
             // Nothing is copied for a block with nothing to repair: it is written from the input.
-            let mut writer = RepairWriter::only_if_changed(Vec::new());
+            let mut writer = RepairWriter::only_if_changed(buffer);
             let mut tee = Tee {
                 first: &mut writer,
                 second: CountingSink {
@@ -356,12 +366,15 @@ pub fn fix_input<W: Write>(
                 },
             };
             scanner.scan(block, &mut tee).map_err(write_error)?;
-            let repaired = writer.changed().then(|| writer.into_inner());
-            Ok((repaired, counts))
+            let changed = writer.changed();
+            Ok((changed, writer.into_inner(), counts))
         },
-        |block, _, (repaired, counts)| {
-            out.write_all(repaired.as_deref().unwrap_or(block))
+        |block, _, (changed, buffer, counts)| {
+            out.write_all(if changed { &buffer } else { block })
                 .map_err(write_error)?;
+            if let Ok(mut spare) = spare.lock() {
+                spare.push(buffer);
+            }
             total.merge(counts);
             Ok(())
         },
