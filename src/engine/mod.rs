@@ -383,7 +383,8 @@ pub fn fix_input<W: Write>(
     Ok(total)
 }
 
-/// Looks at the start of a file the way grep does: a NUL byte in the first 8 KiB means binary.
+/// Looks at the start of a file the way grep does: a NUL byte in the first 8 KiB means binary,
+/// unless the file is UTF-16 or UTF-32 text (by its byte order mark or first characters).
 /// Standard input is never called binary (it cannot be looked at twice).
 pub fn looks_binary(input: &Input) -> Result<bool, Error> {
     let Input::File(path) = input else {
@@ -396,7 +397,7 @@ pub fn looks_binary(input: &Input) -> Result<bool, Error> {
             path: path.clone(),
             source,
         })?;
-    Ok(memchr::memchr(0, &head).is_some())
+    Ok(memchr::memchr(0, &head).is_some() && !transcode::is_wide_unicode(&head))
 }
 
 /// What [`fix_to_path`] did to its target.

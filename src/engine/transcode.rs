@@ -186,6 +186,11 @@ pub fn classify(
     Ok(judge(first_invalid, &sample))
 }
 
+/// True when `head` is the start of UTF-16 or UTF-32 text: its NUL bytes make it no binary.
+pub(crate) fn is_wide_unicode(head: &[u8]) -> bool {
+    wide_unicode(head).is_some()
+}
+
 /// UTF-16 or UTF-32 by the byte order mark or the first characters of `head`.
 fn wide_unicode(head: &[u8]) -> Option<Legacy> {
     let bom = encoding_from_byte_order_mark(head, DEFAULT_SUSPECTS)
