@@ -264,3 +264,21 @@ fn a_gigabyte_line_without_a_newline() {
     assert_eq!(status.code(), Some(1));
     assert_eq!(position, repeats * REPAIRED.len());
 }
+
+/// UTF-16 text is not binary: `scan` reads it and its survey names the byte order mark.
+#[test]
+fn utf16_text_is_scanned_not_skipped_as_binary() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("utf16.txt");
+    let mut bytes = vec![0xFF, 0xFE];
+    for unit in "héllo wörld\n".encode_utf16() {
+        bytes.extend(unit.to_le_bytes());
+    }
+    std::fs::write(&path, bytes).expect("write");
+    let output = run(&["scan", "--json", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(0));
+    let records = json_lines(&output);
+    assert_eq!(records[0]["type"], "file");
+    assert_eq!(records[0]["encoding"]["actual"]["bom"], "UTF-16LE");
+    assert_eq!(records[0]["double_encoded"], 0);
+}
