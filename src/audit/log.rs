@@ -2,10 +2,11 @@
 //!
 //! [`AuditLog`] owns the log file and the scanner of the run, so the header it writes once at
 //! the start always describes the settings every file was repaired with. Its two repairs mirror
-//! [`engine::fix_input`](crate::engine::fix_input) and
-//! [`engine::fix_to_path`](crate::engine::fix_to_path), with an [`AuditSink`] beside the
-//! [`RepairWriter`] on the same single pass; they return the same [`Counts`] and [`Error`]s, so
-//! the command line can call one or the other.
+//! [`engine::fix_input`] and
+//! [`engine::fix_to_path`], with an [`AuditSink`] beside the
+//! [`RepairWriter`] on the same single pass, and the same atomic write
+//! ([`engine::write_to_path`]); they return the same [`Counts`]
+//! and [`Error`]s, so the command line can call one or the other.
 //!
 //! The log is the only way back from an in-place fix, so it is treated as carefully as the files:
 //! it is never created over an existing file, and a file's records are on disk (flushed and
@@ -22,7 +23,6 @@ use std::path::{Path, PathBuf};
 use super::hash::Hashing;
 use super::record::{AuditLevel, Fingerprint, Header, LoggedPath, Record};
 use super::sink::{AuditSink, Both, EitherFailed};
-use crate::engine::replace::{self, Replacement};
 use crate::engine::{self, EngineOptions};
 use crate::engine::{Input, Written};
 use crate::error::Error;
@@ -67,7 +67,7 @@ impl AuditLog {
     }
 
     /// Repairs `input` into `out` (named `out_path` in errors and in the log), like
-    /// [`engine::fix_input`](crate::engine::fix_input), and logs what changed. The input itself
+    /// [`engine::fix_input`], and logs what changed. The input itself
     /// is not touched, so its `file` record says it was not rewritten.
     pub fn fix_input<W: Write>(
         &mut self,
@@ -90,7 +90,7 @@ impl AuditLog {
     }
 
     /// Repairs `input` into the file `target` atomically, like
-    /// [`engine::fix_to_path`](crate::engine::fix_to_path), and logs what changed. When `target`
+    /// [`engine::fix_to_path`], and logs what changed. When `target`
     /// is the input itself (a fix in place) and there is nothing to repair, the file is logged
     /// but never rewritten; only a file fixed in place is `rewritten` in the log, and so undone.
     pub fn fix_to_path(
@@ -98,27 +98,7 @@ impl AuditLog {
         input: &Input,
         target: &Path,
     ) -> Result<(Counts, Written), Error> {
-        // A device or a pipe is written into, never replaced (see `engine::fix_to_path`).
-        if std::fs::metadata(target).is_ok_and(|m| !m.is_file()) {
-            let out = File::options()
-                .write(true)
-                .open(target)
-                .map_err(|source| write_error(target, source))?;
-            let counts = self.fix_input(input, BufWriter::with_capacity(1 << 20, out), target)?;
-            return Ok((counts, Written::Replaced));
-        }
         let in_place = matches!(input, Input::File(path) if path == target);
-        let permissions = match input {
-            Input::File(path) => {
-                Some(replace::permissions_of(path).map_err(|source| Error::Open {
-                    path: path.clone(),
-                    source,
-                })?)
-            }
-            Input::Stdin => replace::permissions_of(target).ok(),
-        };
-        let replacement =
-            Replacement::beside(target).map_err(|source| write_error(target, source))?;
         let output = std::path::absolute(target).map_err(|source| write_error(target, source))?;
         let AuditLog {
             out: log,
@@ -126,24 +106,26 @@ impl AuditLog {
             scanner,
             level,
         } = self;
-        let mut sink = AuditSink::new(log, logged_input(input)?, *level, scanner.readings());
-        let out = BufWriter::with_capacity(1 << 20, replacement.file());
-        let after = repair_into(scanner, input, &mut sink, out, target, log_path)?;
-        let rewrites_input = in_place && sink.counts().double_encoded > 0;
-        let (log, counts) = sink
-            .finish(after, &output.to_string_lossy(), rewrites_input)
-            .map_err(|source| write_error(log_path, source))?;
-        if in_place && !rewrites_input {
-            return Ok((counts, Written::Unchanged)); // the temporary file is removed on drop
-        }
-        // A replaced file always has its records on disk, however the run ends.
-        log.flush()
-            .and_then(|()| log.get_ref().sync_data())
-            .map_err(|source| write_error(log_path, source))?;
-        replacement
-            .commit(permissions)
-            .map_err(|source| write_error(target, source))?;
-        Ok((counts, Written::Replaced))
+        let logged = logged_input(input)?;
+        engine::write_to_path(
+            input,
+            target,
+            None,
+            |out| {
+                let mut sink = AuditSink::new(log, logged, *level, scanner.readings());
+                let after = repair_into(scanner, input, &mut sink, out, target, log_path)?;
+                let rewrites_input = in_place && sink.counts().double_encoded > 0;
+                let (log, counts) = sink
+                    .finish(after, &output.to_string_lossy(), rewrites_input)
+                    .map_err(|source| write_error(log_path, source))?;
+                // A replaced file always has its records on disk, however the run ends.
+                log.flush()
+                    .and_then(|()| log.get_ref().sync_data())
+                    .map_err(|source| write_error(log_path, source))?;
+                Ok(counts)
+            },
+            |counts| counts.double_encoded > 0,
+        )
     }
 
     /// Ends the run: the log is flushed and synced.

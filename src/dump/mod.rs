@@ -327,7 +327,7 @@ pub fn fix_dump<W: Write>(
 }
 
 /// Repairs a dump into the file `target`, atomically, through
-/// [`engine::write_to_path`](crate::engine::write_to_path) as text repairs are: a dump fixed in
+/// [`engine::write_to_path`] as text repairs are: a dump fixed in
 /// place with nothing to change is not rewritten; `backup` keeps the old target under its name
 /// plus that suffix.
 pub fn fix_dump_to_path(
