@@ -157,12 +157,28 @@ fn a_log_with_a_miscount_or_another_schema_is_rejected() {
     assert!(matches!(error, AuditError::BadLog { .. }), "{error}");
     assert!(error.to_string().contains("change records"), "{error}");
 
-    edit_log(&fixed.log, |line| {
-        line.replacen("\"schema\":1", "\"schema\":7", 1)
-    });
+    let schema = format!("\"schema\":{}", audit::SCHEMA);
+    edit_log(&fixed.log, |line| line.replacen(&schema, "\"schema\":7", 1));
     let error = audit::undo(&fixed.log).unwrap_err();
     assert!(error.to_string().contains("schema 7"), "{error}");
     assert!(error.to_string().contains("audit.jsonl:1"), "{error}");
+}
+
+#[test]
+fn a_log_of_schema_1_is_still_undone() {
+    let fixed = fixed(AuditLevel::Full);
+    // Schema 1 wrote the same records, without the kind of each change.
+    let schema = format!("\"schema\":{}", audit::SCHEMA);
+    edit_log(&fixed.log, |line| {
+        line.replacen(&schema, "\"schema\":1", 1)
+            .replacen("\"kind\":\"repair\",", "", 1)
+    });
+    assert!(!read(&fixed.log).contains("\"kind\""));
+    let report = audit::undo(&fixed.log).unwrap();
+    assert!(report.all_restored(), "{report:?}");
+    for (path, original) in fixed.paths.iter().zip(GARBLED) {
+        assert_eq!(read(path), original);
+    }
 }
 
 #[test]

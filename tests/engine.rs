@@ -363,24 +363,8 @@ fn an_audited_fix_is_undone_exactly() {
         .collect();
     let log = dir.path().join("audit.jsonl");
 
-    // A dump is only audited as plain text, when asked for by name.
-    let lone = dir.path().join("lone.sql");
-    std::fs::copy(corpus("dump-sample.sql"), &lone).expect("copy");
-    let refused_log = dir.path().join("refused.jsonl");
-    let refused = run(&[
-        "fix",
-        "-q",
-        "--in-place",
-        "--audit",
-        path_str(&refused_log),
-        path_str(&lone),
-    ]);
-    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("--format text"));
-    assert!(
-        std::fs::read(&lone).expect("read") == before[0],
-        "a refused dump is untouched"
-    );
+    // The dump is audited as plain text, as asked for by name (tests/dump_audit.rs audits
+    // dumps in dump mode).
     let output = run(&[
         "fix",
         "-q",

@@ -1,12 +1,13 @@
 //! The audit log of one `fix` run, and the repairs that write to it.
 //!
 //! [`AuditLog`] owns the log file and the scanner of the run, so the header it writes once at
-//! the start always describes the settings every file was repaired with. Its two repairs mirror
-//! [`engine::fix_input`] and
-//! [`engine::fix_to_path`], with an [`AuditSink`] beside the
-//! [`RepairWriter`] on the same single pass, and the same atomic write
-//! ([`engine::write_to_path`]); they return the same [`Counts`]
-//! and [`Error`]s, so the command line can call one or the other.
+//! the start always describes the settings every file was repaired with. Its repairs mirror
+//! [`engine::fix_input`] and [`engine::fix_to_path`] for plain text, [`dump::fix_dump`] and
+//! [`dump::fix_dump_to_path`] for SQL dumps, with an [`AuditSink`] beside the repair on the
+//! same single pass, and the same atomic write ([`engine::write_to_path`]); they return the
+//! same results and [`Error`]s, so the command line can call one or the other. A dump's repair
+//! is the dump mode's own (blobs stay byte-identical), which tells the sink the table, column
+//! and row of each repair and each character set name it rewrites.
 //!
 //! The log is the only way back from an in-place fix, so it is treated as carefully as the files:
 //! it is never created over an existing file, and a file's records are on disk (flushed and
@@ -18,15 +19,17 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::hash::Hashing;
-use super::record::{AuditLevel, Fingerprint, Header, LoggedPath, Record};
+use super::record::{AuditLevel, Cell, Header, LoggedPath, Record};
 use super::sink::{AuditSink, Both, EitherFailed};
+use crate::dump::{self, DumpAudit, DumpOptions, DumpReport};
 use crate::engine::{self, EngineOptions};
 use crate::engine::{Input, Written};
 use crate::error::Error;
-use crate::mojibake::{Counts, RepairWriter, Scanner};
+use crate::mojibake::{Counts, RepairWriter, Run, Scanner, Sink};
 
 /// An audit log being written: a header, then the records of every file repaired through it.
 pub struct AuditLog {
@@ -72,20 +75,10 @@ impl AuditLog {
     pub fn fix_input<W: Write>(
         &mut self,
         input: &Input,
-        out: W,
+        mut out: W,
         out_path: &Path,
     ) -> Result<Counts, Error> {
-        let AuditLog {
-            out: log,
-            path: log_path,
-            scanner,
-            level,
-        } = self;
-        let mut sink = AuditSink::new(log, logged_input(input)?, *level, scanner.readings());
-        let after = repair_into(scanner, input, &mut sink, out, out_path, log_path)?;
-        let (_, counts) = sink
-            .finish(after, &out_path.display().to_string(), false)
-            .map_err(|source| write_error(log_path, source))?;
+        let ((), counts) = self.log_stream(PlainText, input, &mut out, out_path)?;
         Ok(counts)
     }
 
@@ -98,34 +91,111 @@ impl AuditLog {
         input: &Input,
         target: &Path,
     ) -> Result<(Counts, Written), Error> {
+        let (((), counts), written) = self.log_to_path(PlainText, input, target)?;
+        Ok((counts, written))
+    }
+
+    /// Repairs the SQL dump `input` into `out`, like [`dump::fix_dump`] (only the values of its
+    /// text columns, and with `options.convert_charset` its `latin1` declarations), and logs
+    /// every change with the table, column and row it lies in.
+    pub fn fix_dump_input<W: Write>(
+        &mut self,
+        input: &Input,
+        mut out: W,
+        out_path: &Path,
+        options: &DumpOptions,
+        engine: &EngineOptions,
+    ) -> Result<DumpReport, Error> {
+        let repair = Dump { options, engine };
+        let (report, _) = self.log_stream(repair, input, &mut out, out_path)?;
+        Ok(report)
+    }
+
+    /// Repairs the SQL dump `input` into the file `target` atomically, like
+    /// [`dump::fix_dump_to_path`], and logs every change as [`AuditLog::fix_dump_input`] does.
+    /// A dump fixed in place is rewritten (and logged so) when anything changed: a repair, or a
+    /// character set declaration.
+    pub fn fix_dump_to_path(
+        &mut self,
+        input: &Input,
+        target: &Path,
+        options: &DumpOptions,
+        engine: &EngineOptions,
+    ) -> Result<(DumpReport, Written), Error> {
+        let repair = Dump { options, engine };
+        let ((report, _), written) = self.log_to_path(repair, input, target)?;
+        Ok((report, written))
+    }
+
+    /// Repairs `input` into the stream `out` with `repair`, and logs it.
+    fn log_stream<R: AuditedRepair>(
+        &mut self,
+        repair: R,
+        input: &Input,
+        out: &mut dyn Write,
+        out_path: &Path,
+    ) -> Result<(R::Done, Counts), Error> {
+        let output = out_path.display().to_string();
+        self.log_file(repair, input, out, out_path, &output, false)
+    }
+
+    /// Repairs `input` into the file `target` atomically with `repair`, and logs it: the file's
+    /// records are on disk before `target` is replaced.
+    fn log_to_path<R: AuditedRepair>(
+        &mut self,
+        repair: R,
+        input: &Input,
+        target: &Path,
+    ) -> Result<((R::Done, Counts), Written), Error> {
         let in_place = matches!(input, Input::File(path) if path == target);
         let output = std::path::absolute(target).map_err(|source| write_error(target, source))?;
+        let output = output.to_string_lossy();
+        engine::write_to_path(
+            input,
+            target,
+            None,
+            |out| {
+                let logged = self.log_file(repair, input, out, target, &output, in_place)?;
+                // A replaced file always has its records on disk, however the run ends.
+                self.out
+                    .flush()
+                    .and_then(|()| self.out.get_ref().sync_data())
+                    .map_err(|source| write_error(&self.path, source))?;
+                Ok(logged)
+            },
+            |(done, counts)| R::changed(done, counts),
+        )
+    }
+
+    /// Repairs `input` into `out` (named `out_path` in errors, `output` in the log) with
+    /// `repair` and an [`AuditSink`] beside it, then writes the file's closing records; a file
+    /// repaired `in_place` is logged as rewritten when the repair changed anything.
+    fn log_file<R: AuditedRepair>(
+        &mut self,
+        repair: R,
+        input: &Input,
+        out: &mut dyn Write,
+        out_path: &Path,
+        output: &str,
+        in_place: bool,
+    ) -> Result<(R::Done, Counts), Error> {
         let AuditLog {
             out: log,
             path: log_path,
             scanner,
             level,
         } = self;
-        let logged = logged_input(input)?;
-        engine::write_to_path(
-            input,
-            target,
-            None,
-            |out| {
-                let mut sink = AuditSink::new(log, logged, *level, scanner.readings());
-                let after = repair_into(scanner, input, &mut sink, out, target, log_path)?;
-                let rewrites_input = in_place && sink.counts().double_encoded > 0;
-                let (log, counts) = sink
-                    .finish(after, &output.to_string_lossy(), rewrites_input)
-                    .map_err(|source| write_error(log_path, source))?;
-                // A replaced file always has its records on disk, however the run ends.
-                log.flush()
-                    .and_then(|()| log.get_ref().sync_data())
-                    .map_err(|source| write_error(log_path, source))?;
-                Ok(counts)
-            },
-            |counts| counts.double_encoded > 0,
-        )
+        let mut sink = AuditSink::new(log, logged_input(input)?, *level, scanner.readings());
+        let mut repaired = Hashing::new(out);
+        let done = repair.repair(scanner, input, &mut sink, &mut repaired, out_path, log_path)?;
+        repaired
+            .flush()
+            .map_err(|source| write_error(out_path, source))?;
+        let rewritten = in_place && R::changed(&done, sink.counts());
+        let (_, counts) = sink
+            .finish(repaired.fingerprint(), output, rewritten)
+            .map_err(|source| write_error(log_path, source))?;
+        Ok((done, counts))
     }
 
     /// Ends the run: the log is flushed and synced.
@@ -157,34 +227,133 @@ fn write_error(path: &Path, source: io::Error) -> Error {
     }
 }
 
-/// Repairs `input` into `out` in one pass, with `sink` on the same scan; returns the
-/// fingerprint of the repaired content.
-fn repair_into<W: Write, L: Write>(
-    scanner: &Scanner,
-    input: &Input,
-    sink: &mut AuditSink<'_, L>,
-    out: W,
-    out_path: &Path,
-    log_path: &Path,
-) -> Result<Fingerprint, Error> {
-    let mut writer = RepairWriter::new(Hashing::new(out));
-    let each = |block: &[u8], _offset: u64| {
-        let mut both = Both {
-            first: &mut writer,
-            second: &mut *sink,
+/// A way of repairing one file with an [`AuditSink`] beside it, so that one audited path
+/// serves plain text and SQL dumps.
+trait AuditedRepair {
+    /// What the repair reports besides the sink's counts.
+    type Done;
+
+    /// Repairs `input` into `out` (named `out_path` in errors), telling `sink` every run and
+    /// every change in order, and every block once, as [`Sink::end`] takes them; the sink's
+    /// errors are the log's (`log_path`).
+    fn repair<L: Write>(
+        self,
+        scanner: &Scanner,
+        input: &Input,
+        sink: &mut AuditSink<'_, L>,
+        out: &mut dyn Write,
+        out_path: &Path,
+        log_path: &Path,
+    ) -> Result<Self::Done, Error>;
+
+    /// Whether the repair changed anything, so that a file fixed in place is replaced.
+    fn changed(done: &Self::Done, counts: &Counts) -> bool;
+}
+
+/// The plain repair: every run the rule accepts, wherever it is.
+struct PlainText;
+
+impl AuditedRepair for PlainText {
+    type Done = ();
+
+    fn repair<L: Write>(
+        self,
+        scanner: &Scanner,
+        input: &Input,
+        sink: &mut AuditSink<'_, L>,
+        out: &mut dyn Write,
+        out_path: &Path,
+        log_path: &Path,
+    ) -> Result<(), Error> {
+        let mut writer = RepairWriter::new(out);
+        let each = |block: &[u8], _offset: u64| {
+            let mut both = Both {
+                first: &mut writer,
+                second: &mut *sink,
+            };
+            scanner
+                .scan(block, &mut both)
+                .map_err(|failed| match failed {
+                    EitherFailed::First(source) => write_error(out_path, source),
+                    EitherFailed::Second(source) => write_error(log_path, source),
+                })
         };
-        scanner
-            .scan(block, &mut both)
-            .map_err(|failed| match failed {
-                EitherFailed::First(source) => write_error(out_path, source),
-                EitherFailed::Second(source) => write_error(log_path, source),
-            })
-    };
-    let options = EngineOptions::default();
-    engine::for_each_block_in_order(input, scanner.readings(), &options, each)?;
-    let mut repaired = writer.into_inner();
-    repaired
-        .flush()
-        .map_err(|source| write_error(out_path, source))?;
-    Ok(repaired.fingerprint())
+        let options = EngineOptions::default();
+        engine::for_each_block_in_order(input, scanner.readings(), &options, each)?;
+        writer
+            .into_inner()
+            .flush()
+            .map_err(|source| write_error(out_path, source))
+    }
+
+    fn changed((): &(), counts: &Counts) -> bool {
+        counts.double_encoded > 0
+    }
+}
+
+/// The dump-aware repair: only the values of text columns, and `--convert-charset`.
+struct Dump<'o> {
+    options: &'o DumpOptions,
+    engine: &'o EngineOptions,
+}
+
+impl AuditedRepair for Dump<'_> {
+    type Done = DumpReport;
+
+    fn repair<L: Write>(
+        self,
+        scanner: &Scanner,
+        input: &Input,
+        sink: &mut AuditSink<'_, L>,
+        out: &mut dyn Write,
+        out_path: &Path,
+        log_path: &Path,
+    ) -> Result<DumpReport, Error> {
+        let mut audit = DumpLog { sink, log_path };
+        let (options, engine) = (self.options, self.engine);
+        dump::fix_dump(
+            scanner,
+            input,
+            out,
+            out_path,
+            options,
+            engine,
+            Some(&mut audit),
+        )
+    }
+
+    fn changed(report: &DumpReport, _counts: &Counts) -> bool {
+        report.changed()
+    }
+}
+
+/// An [`AuditSink`] as the dump mode tells it what it does.
+struct DumpLog<'s, 'r, L> {
+    sink: &'s mut AuditSink<'r, L>,
+    log_path: &'s Path,
+}
+
+impl<L: Write> DumpAudit for DumpLog<'_, '_, L> {
+    fn run(&mut self, buffer: &[u8], run: &Run<'_>, cell: Option<&Cell>) -> Result<(), Error> {
+        self.sink
+            .run_in(buffer, run, cell)
+            .map_err(|source| write_error(self.log_path, source))
+    }
+
+    fn rewrite(
+        &mut self,
+        buffer: &[u8],
+        span: Range<usize>,
+        replacement: &[u8],
+    ) -> Result<(), Error> {
+        self.sink
+            .rewrite(buffer, span, replacement)
+            .map_err(|source| write_error(self.log_path, source))
+    }
+
+    fn end(&mut self, buffer: &[u8]) -> Result<(), Error> {
+        self.sink
+            .end(buffer)
+            .map_err(|source| write_error(self.log_path, source))
+    }
 }

@@ -2,8 +2,10 @@
 //!
 //! A fix that rewrites files in place must be able to prove what it did and to take it back
 //! exactly. The log is JSON Lines (schema in [`record`] and in the README): a header for
-//! the run, one record per repaired character (or, at the summary level, per distinct garbled
-//! form), and one record per file with its size and SHA-256 before and after.
+//! the run, one record per change (a repaired character, with its table, column and row in a
+//! SQL dump, or a character set name `--convert-charset` rewrote; at the summary level, one
+//! per distinct garbled form instead), and one record per file with its size and SHA-256
+//! before and after.
 //!
 //! - [`record`]: the record types, documented field by field.
 //! - [`sink`]: the [`AuditSink`] that sits beside the repair on the scan and writes the records.

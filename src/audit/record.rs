@@ -11,7 +11,8 @@
 //!
 //! # `header` (first line, once per run)
 //!
-//! - `schema`: `1`, the version of this layout.
+//! - `schema`: `2`, the version of this layout. `undo` also reads schema 1, which had no `kind`,
+//!   `table`, `column` or `row` in its `change` records (all its changes were repairs).
 //! - `tool`, `version`: `"undouble"` and its version.
 //! - `command_line`: the arguments the run was started with, the program first.
 //! - `time`, `unix_time`: when the run started, as RFC 3339 UTC and as seconds since 1970.
@@ -20,23 +21,32 @@
 //!   `cp1252`), in the order they were given.
 //! - `strictness`: `pattern`, `lenient`, `balanced` or `strict`.
 //!
-//! # `change` (one per repaired character, `full` level only)
+//! # `change` (one per change, `full` level only)
 //!
 //! - `path` (and `path_hex`, see below): the file.
-//! - `offset`: byte offset of the garbled form in the file as it was *before* the fix.
+//! - `offset`: byte offset of the bytes changed in the file as it was *before* the fix.
 //! - `line`: 1-based line number of that offset, before the fix.
-//! - `original`, `original_hex`: the garbled bytes that were there, as text and exactly.
-//! - `replacement`, `replacement_hex`: the character written in their place.
-//! - `reading`: the code page that explains the garbling: `latin1`, `cp1252`, `either` (both
-//!   do) or `mixed` (no single page does).
-//! - `layers`: layers of double encoding removed (1 double-encoded, 2 triple-encoded, ...).
+//! - `kind`: `repair` (a repaired character) or `charset` (a character set or collation name
+//!   that `--convert-charset` rewrote in a SQL dump).
+//! - `table`, `column`, `row`: for a repair inside a value of a SQL dump, the table and
+//!   column it lies in, and the row (see [`RowId`]): the primary key as an object of columns
+//!   and values, or the row's number in the table's data. Absent for plain text, for the DDL
+//!   (a comment, a default) and for `charset` changes.
+//! - `original`, `original_hex`: the bytes that were there (for a repair, the garbled form),
+//!   as text and exactly.
+//! - `replacement`, `replacement_hex`: the bytes written in their place (for a repair, the
+//!   character). A replacement may be longer than the original (`latin1` → `utf8mb4`).
+//! - `reading` (repairs only): the code page that explains the garbling: `latin1`, `cp1252`,
+//!   `either` (both do) or `mixed` (no single page does).
+//! - `layers` (repairs only): layers of double encoding removed (1 double-encoded, 2
+//!   triple-encoded, ...).
 //!
 //! Changes of one file come in increasing `offset` order and never overlap.
 //!
 //! # `sequence` (one per distinct garbled form and file, `summary` level only)
 //!
 //! - `path`, `path_hex`, `original`, `original_hex`, `replacement`, `replacement_hex`, `reading`,
-//!   `layers`: as in `change`.
+//!   `layers`: as in `change` (repairs only: character set rewrites have no summary).
 //! - `count`: how many times it was repaired in the file.
 //! - `first_offset`: byte offset of its first occurrence, before the fix.
 //!
@@ -53,7 +63,7 @@
 //! - `bytes_before`, `sha256_before`: size and SHA-256 of the content read.
 //! - `bytes_after`, `sha256_after`: size and SHA-256 of the repaired content written.
 //! - `valid_utf8`: whether the content read was well-formed UTF-8 throughout.
-//! - `double_encoded`: repaired characters.
+//! - `double_encoded`: repaired characters (`charset` changes are not counted here).
 //! - `left_alone`: runs the byte pattern matched that the plausibility rule left as they were.
 //! - `by_reading`, `by_layers`: the repaired characters by reading and by layers removed.
 //! - `change_records`: how many `change` records precede this one for the file (0 at the
@@ -76,11 +86,17 @@ use clap::ValueEnum;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::dump::RowId;
 use crate::mojibake::Scanner;
 use crate::report::hex;
 
-/// The version of the record layout this build writes and reads.
-pub const SCHEMA: u32 = 1;
+/// The version of the record layout this build writes: 2 added `change` records of the
+/// `charset` kind (which have no `reading` or `layers`, so a reader of schema 1 cannot read
+/// them) and the `table`, `column` and `row` of repairs in a SQL dump.
+pub const SCHEMA: u32 = 2;
+
+/// The oldest layout this build still reads (and undoes).
+pub const OLDEST_SCHEMA: u32 = 1;
 
 /// How much an audit log records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum, Serialize, Deserialize)]
@@ -214,41 +230,77 @@ fn path_from_bytes(_bytes: &[u8]) -> Option<PathBuf> {
     None
 }
 
-/// A garbled form and what the fix wrote in its place.
+/// The bytes a change took out, and those it wrote in their place.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Substitution {
     pub original: String,
     pub original_hex: Hex,
     pub replacement: String,
     pub replacement_hex: Hex,
-    pub reading: String,
-    pub layers: u8,
 }
 
 impl Substitution {
-    pub fn new(garbled: &[u8], repaired: char, reading: &str, layers: u8) -> Substitution {
-        let mut utf8 = [0u8; 4];
-        let repaired = repaired.encode_utf8(&mut utf8);
+    pub fn new(original: &[u8], replacement: &[u8]) -> Substitution {
         Substitution {
-            original: String::from_utf8_lossy(garbled).into_owned(),
-            original_hex: Hex(garbled.to_vec()),
-            replacement: repaired.to_owned(),
-            replacement_hex: Hex(repaired.as_bytes().to_vec()),
-            reading: reading.to_owned(),
-            layers,
+            original: String::from_utf8_lossy(original).into_owned(),
+            original_hex: Hex(original.to_vec()),
+            replacement: String::from_utf8_lossy(replacement).into_owned(),
+            replacement_hex: Hex(replacement.to_vec()),
         }
+    }
+
+    /// The garbled form `garbled` repaired to the character `repaired`.
+    pub fn repair(garbled: &[u8], repaired: char) -> Substitution {
+        let mut utf8 = [0u8; 4];
+        Substitution::new(garbled, repaired.encode_utf8(&mut utf8).as_bytes())
     }
 }
 
-/// One repaired character.
+/// How a repaired character had been garbled: what a person needs to judge the repair.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Garbling {
+    /// `latin1`, `cp1252`, `either` or `mixed`.
+    pub reading: String,
+    /// Layers of double encoding removed.
+    pub layers: u8,
+}
+
+/// What a change did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    /// A double-encoded character repaired (all a schema 1 log holds, without saying so).
+    #[default]
+    Repair,
+    /// A character set or collation name rewritten by `--convert-charset` in a SQL dump.
+    Charset,
+}
+
+/// Where a repair in a SQL dump lies: the value of a table's column in one row.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cell {
+    pub table: String,
+    pub column: String,
+    pub row: RowId,
+}
+
+/// One change: a repaired character, or a rewritten character set name.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Change {
     #[serde(flatten)]
     pub file: LoggedPath,
     pub offset: u64,
     pub line: u64,
+    #[serde(default)]
+    pub kind: ChangeKind,
+    /// Only for a repair in a value of a SQL dump.
+    #[serde(flatten)]
+    pub cell: Option<Cell>,
     #[serde(flatten)]
     pub substitution: Substitution,
+    /// Only for a repair.
+    #[serde(flatten)]
+    pub garbling: Option<Garbling>,
 }
 
 /// One distinct garbled form repaired in a file, and how often.
@@ -258,6 +310,8 @@ pub struct Sequence {
     pub file: LoggedPath,
     #[serde(flatten)]
     pub substitution: Substitution,
+    #[serde(flatten)]
+    pub garbling: Garbling,
     pub count: u64,
     pub first_offset: u64,
 }
@@ -408,6 +462,42 @@ mod tests {
         LoggedPath::new(Path::new(path))
     }
 
+    /// The change record of `garbled` repaired to `repaired`, in a dump's cell or not.
+    fn repair(garbled: &str, repaired: char, reading: &str, cell: Option<Cell>) -> Change {
+        Change {
+            file: logged("/data/a b\\c:d.sql"),
+            offset: 17,
+            line: 2,
+            kind: ChangeKind::Repair,
+            cell,
+            substitution: Substitution::repair(garbled.as_bytes(), repaired),
+            garbling: Some(Garbling {
+                reading: reading.into(),
+                layers: 1,
+            }),
+        }
+    }
+
+    fn charset() -> Change {
+        Change {
+            file: logged("/dump.sql"),
+            offset: 120,
+            line: 4,
+            kind: ChangeKind::Charset,
+            cell: None,
+            substitution: Substitution::new(b"latin1", b"utf8mb4"),
+            garbling: None,
+        }
+    }
+
+    fn cell(row: RowId) -> Option<Cell> {
+        Some(Cell {
+            table: "shop.t".into(),
+            column: "name".into(),
+            row,
+        })
+    }
+
     #[test]
     fn timestamps_are_utc_calendar_dates() {
         assert_eq!(utc_timestamp(0), "1970-01-01T00:00:00Z");
@@ -431,12 +521,13 @@ mod tests {
         let header = Header::new(&scanner, AuditLevel::Full, ["undouble".to_owned()]);
         assert_eq!(header.readings, ["latin1", "cp1252"]);
         assert_eq!(header.strictness, "balanced");
-        let change = Change {
-            file: logged("/data/a b\\c:d.sql"),
-            offset: 17,
-            line: 2,
-            substitution: Substitution::new("Ã©".as_bytes(), 'é', "either", 1),
-        };
+        let key = vec![("a".to_owned(), "1".to_owned()), ("b".into(), "x".into())];
+        let changes = [
+            repair("Ã©", 'é', "either", None),
+            repair("Ã©", 'é', "either", cell(RowId::Key(key))),
+            repair("Ã©", 'é', "either", cell(RowId::Ordinal(3))),
+            charset(),
+        ];
         let file = FileRecord {
             file: logged("/data/a b\\c:d.sql"),
             output: "/data/a b\\c:d.sql".into(),
@@ -452,11 +543,10 @@ mod tests {
             by_layers: BTreeMap::from([("1".to_owned(), 1)]),
             change_records: 1,
         };
-        for record in [
-            Record::Header(header),
-            Record::Change(change),
-            Record::File(file),
-        ] {
+        let records = [Record::Header(header), Record::File(file)]
+            .into_iter()
+            .chain(changes.into_iter().map(Record::Change));
+        for record in records {
             let mut line = Vec::new();
             record.write_line(&mut line).unwrap();
             assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
@@ -467,19 +557,56 @@ mod tests {
 
     #[test]
     fn change_records_spell_out_bytes_and_text() {
-        let change = Record::Change(Change {
-            file: logged("/x"),
-            offset: 3,
-            line: 1,
-            substitution: Substitution::new("â€™".as_bytes(), '’', "cp1252", 1),
-        });
+        let change = Record::Change(repair("â€™", '’', "cp1252", None));
         let json: serde_json::Value = serde_json::to_value(&change).unwrap();
         assert_eq!(json["type"], "change");
+        assert_eq!(json["kind"], "repair");
         assert_eq!(json["original"], "â€™");
         assert_eq!(json["original_hex"], "c3a2e282ace284a2");
         assert_eq!(json["replacement"], "’");
         assert_eq!(json["replacement_hex"], "e28099");
-        assert!(json.get("path_hex").is_none());
+        assert_eq!(json["reading"], "cp1252");
+        for absent in ["path_hex", "table", "column", "row"] {
+            assert!(json.get(absent).is_none(), "{absent}");
+        }
+    }
+
+    #[test]
+    fn dump_changes_name_their_cell_and_charset_changes_have_no_garbling() {
+        let key = vec![("id".to_owned(), "42".to_owned())];
+        let json = serde_json::to_string(&Record::Change(repair(
+            "Ã©",
+            'é',
+            "either",
+            cell(RowId::Key(key)),
+        )))
+        .unwrap();
+        assert!(
+            json.contains(r#""kind":"repair","table":"shop.t","column":"name","row":{"id":"42"},"original":"Ã©""#),
+            "{json}"
+        );
+        let json: serde_json::Value = serde_json::to_value(Record::Change(charset())).unwrap();
+        assert_eq!(json["kind"], "charset");
+        assert_eq!(json["original_hex"], "6c6174696e31");
+        assert_eq!(json["replacement"], "utf8mb4");
+        for absent in ["reading", "layers", "table", "row"] {
+            assert!(json.get(absent).is_none(), "{absent}");
+        }
+    }
+
+    #[test]
+    fn a_schema_1_change_reads_as_a_repair() {
+        let line = r#"{"type":"change","path":"/x","offset":3,"line":1,"original":"Ã©","original_hex":"c383c2a9","replacement":"é","replacement_hex":"c3a9","reading":"either","layers":1}"#;
+        let Ok(Record::Change(change)) = serde_json::from_str(line) else {
+            panic!("a change record");
+        };
+        assert_eq!(change.kind, ChangeKind::Repair);
+        assert_eq!(change.cell, None);
+        assert_eq!(change.garbling.map(|g| g.layers), Some(1));
+        assert_eq!(
+            change.substitution.replacement_hex,
+            Hex("é".as_bytes().to_vec())
+        );
     }
 
     #[cfg(unix)]

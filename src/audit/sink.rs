@@ -9,16 +9,21 @@
 //! same [`Counts`] that `scan` reports.
 //!
 //! Feed it every block of one file, in order, through [`Scanner::scan`](crate::mojibake::Scanner::scan);
-//! then [`AuditSink::finish`] writes the file's closing records.
+//! then [`AuditSink::finish`] writes the file's closing records. A SQL dump is fed by the dump
+//! mode's own sink instead, which passes on each run as it treats it (repaired only inside a
+//! text value) with the cell it lies in ([`AuditSink::run_in`]), and each character set name
+//! it rewrites ([`AuditSink::rewrite`]), in the order of the file.
 
 use std::io::{self, Write};
+use std::ops::Range;
 
 use super::hash::ContentHasher;
 use super::record::{
-    AuditLevel, Change, FileRecord, Fingerprint, LoggedPath, Record, Sequence, Substitution,
+    AuditLevel, Cell, Change, ChangeKind, FileRecord, Fingerprint, Garbling, LoggedPath, Record,
+    Sequence, Substitution,
 };
 use crate::mojibake::counts::CountingSink;
-use crate::mojibake::{Counts, Readings, RepairedChar, Run, Sink};
+use crate::mojibake::{Counts, Readings, Run, Sink};
 
 /// Writes the `change` records of one file (at the `full` level) and collects what its
 /// `sequence` and `file` records need.
@@ -83,12 +88,11 @@ impl<'r, W: Write> AuditSink<'r, W> {
             for (garbled, seq) in self.counts.top_sequences(usize::MAX) {
                 Record::Sequence(Sequence {
                     file: self.file.clone(),
-                    substitution: Substitution::new(
-                        garbled,
-                        seq.original,
-                        self.readings.reading_name(seq.mask),
-                        seq.layers,
-                    ),
+                    substitution: Substitution::repair(garbled, seq.original),
+                    garbling: Garbling {
+                        reading: self.readings.reading_name(seq.mask).to_owned(),
+                        layers: seq.layers,
+                    },
                     count: seq.count,
                     first_offset: seq.first_offset,
                 })
@@ -124,25 +128,83 @@ impl<'r, W: Write> AuditSink<'r, W> {
         Ok((self.out, counts))
     }
 
-    /// Counts the newlines of `block` up to `to` that are not counted yet.
-    fn count_newlines_to(&mut self, block: &[u8], to: usize) {
-        let uncounted = &block[self.counted_to..to];
-        self.newlines += memchr::memchr_iter(b'\n', uncounted).count() as u64;
-        self.counted_to = to;
+    /// Takes in `run` of `block`, as [`Sink::run`] does, and names `cell` (the value of a dump
+    /// it lies in, if any) in its change records.
+    pub fn run_in(&mut self, block: &[u8], run: &Run<'_>, cell: Option<&Cell>) -> io::Result<()> {
+        let mut counting = CountingSink {
+            counts: &mut self.counts,
+            base: self.block_offset,
+        };
+        let Ok(()) = counting.run(block, run);
+        if run.repaired && self.level == AuditLevel::Full {
+            for repaired in run.chars {
+                let garbling = Garbling {
+                    reading: self.readings.reading_name(repaired.mask).to_owned(),
+                    layers: repaired.layers,
+                };
+                let substitution =
+                    Substitution::repair(&block[repaired.span.clone()], repaired.original);
+                let kind = ChangeKind::Repair;
+                self.write_change(
+                    block,
+                    repaired.span.start,
+                    kind,
+                    cell,
+                    substitution,
+                    Some(garbling),
+                )?;
+            }
+        }
+        Ok(())
     }
 
-    fn write_change(&mut self, block: &[u8], repaired: &RepairedChar) -> io::Result<()> {
-        self.count_newlines_to(block, repaired.span.start);
+    /// Records that `block[span]`, a character set or collation name, was rewritten as
+    /// `replacement` (`--convert-charset`). Rewrites and runs come in the order of the block.
+    pub fn rewrite(
+        &mut self,
+        block: &[u8],
+        span: Range<usize>,
+        replacement: &[u8],
+    ) -> io::Result<()> {
+        if self.level != AuditLevel::Full {
+            return Ok(());
+        }
+        let substitution = Substitution::new(&block[span.clone()], replacement);
+        self.write_change(
+            block,
+            span.start,
+            ChangeKind::Charset,
+            None,
+            substitution,
+            None,
+        )
+    }
+
+    /// Counts the newlines of `block` up to `to` that are not counted yet.
+    fn count_newlines_to(&mut self, block: &[u8], to: usize) {
+        let uncounted = block.get(self.counted_to..to).unwrap_or_default();
+        self.newlines += memchr::memchr_iter(b'\n', uncounted).count() as u64;
+        self.counted_to = self.counted_to.max(to);
+    }
+
+    fn write_change(
+        &mut self,
+        block: &[u8],
+        at: usize,
+        kind: ChangeKind,
+        cell: Option<&Cell>,
+        substitution: Substitution,
+        garbling: Option<Garbling>,
+    ) -> io::Result<()> {
+        self.count_newlines_to(block, at);
         Record::Change(Change {
             file: self.file.clone(),
-            offset: self.block_offset + repaired.span.start as u64,
+            offset: self.block_offset + at as u64,
             line: self.newlines + 1,
-            substitution: Substitution::new(
-                &block[repaired.span.clone()],
-                repaired.original,
-                self.readings.reading_name(repaired.mask),
-                repaired.layers,
-            ),
+            kind,
+            cell: cell.cloned(),
+            substitution,
+            garbling,
         })
         .write_line(&mut self.out)?;
         self.change_records += 1;
@@ -154,17 +216,7 @@ impl<W: Write> Sink for AuditSink<'_, W> {
     type Error = io::Error;
 
     fn run(&mut self, block: &[u8], run: &Run<'_>) -> io::Result<()> {
-        let mut counting = CountingSink {
-            counts: &mut self.counts,
-            base: self.block_offset,
-        };
-        let Ok(()) = counting.run(block, run);
-        if run.repaired && self.level == AuditLevel::Full {
-            for repaired in run.chars {
-                self.write_change(block, repaired)?;
-            }
-        }
-        Ok(())
+        self.run_in(block, run, None)
     }
 
     fn end(&mut self, block: &[u8]) -> io::Result<()> {
@@ -266,7 +318,7 @@ mod tests {
         }
         let triple = changes.last().unwrap();
         assert_eq!(triple.substitution.replacement, "é");
-        assert_eq!(triple.substitution.layers, 2);
+        assert_eq!(triple.garbling.as_ref().map(|g| g.layers), Some(2));
         assert_eq!(triple.line, 5);
         let Some(Record::File(file)) = records.last() else {
             panic!("the file record comes last")
@@ -299,7 +351,7 @@ mod tests {
         assert_eq!(sequences.len(), 7);
         assert_eq!(sequences.iter().map(|s| s.count).sum::<u64>(), 8);
         assert_eq!(sequences[0].substitution.original, "ÃƒÂ©");
-        assert_eq!(sequences[0].substitution.layers, 2);
+        assert_eq!(sequences[0].garbling.layers, 2);
         assert_eq!(sequences[0].count, 2);
         assert_eq!(sequences[0].first_offset, 65);
         let Some(Record::File(file)) = records.last() else {
@@ -307,6 +359,55 @@ mod tests {
         };
         assert_eq!(file.change_records, 0);
         assert_eq!(file.double_encoded, 8);
+    }
+
+    #[test]
+    fn rewrites_are_changes_of_their_own_kind_in_file_order() {
+        let block = "SET NAMES latin1;\nINSERT INTO t VALUES ('CafÃ©');\n".as_bytes();
+        let scanner = scanner();
+        let records = |level| {
+            let path = LoggedPath::new(Path::new("/t"));
+            let mut sink = AuditSink::new(Vec::new(), path, level, scanner.readings());
+            // As the dump mode does: a rewrite before the runs that follow it.
+            sink.rewrite(block, 10..16, b"utf8mb4").unwrap();
+            scanner.scan(block, &mut sink).unwrap();
+            let after = sink.before();
+            let (log, _) = sink.finish(after, "/t", false).unwrap();
+            let lines = log.split(|&b| b == b'\n').filter(|line| !line.is_empty());
+            lines
+                .map(|line| serde_json::from_slice(line).unwrap())
+                .collect::<Vec<Record>>()
+        };
+        let full = records(AuditLevel::Full);
+        let changes = changes(&full);
+        let found: Vec<(ChangeKind, u64, u64, &str, &str)> = changes
+            .iter()
+            .map(|c| {
+                let swap = &c.substitution;
+                (
+                    c.kind,
+                    c.offset,
+                    c.line,
+                    swap.original.as_str(),
+                    swap.replacement.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (ChangeKind::Charset, 10, 1, "latin1", "utf8mb4"),
+                (ChangeKind::Repair, 44, 2, "Ã©", "é"),
+            ]
+        );
+        assert_eq!(changes[0].garbling, None);
+        let Some(Record::File(file)) = full.last() else {
+            panic!("the file record comes last")
+        };
+        assert_eq!((file.change_records, file.double_encoded), (2, 1));
+        // The summary has no record of a rewrite.
+        let summary = records(AuditLevel::Summary);
+        assert_eq!(summary.len(), 2, "{summary:?}");
     }
 
     #[test]

@@ -13,9 +13,12 @@
 //! from there, one at a time. Files are restored in the reverse order of the log, so a file a
 //! run rewrote twice is taken back through its later state first.
 //!
-//! A change record holds the offset of the garbled form in the original; in the current file the
-//! replacement sits that far minus what the earlier changes shortened the text by, so a walk in
-//! log order copies the bytes between changes and swaps each replacement back for the original.
+//! A change record holds the offset of the bytes it changed in the original. Between two changes
+//! the file is as it was, so a walk in log order copies the bytes between the end of one
+//! change's original and the start of the next, then swaps the next replacement back for its
+//! original: a replacement may be shorter than its original (a repair) or longer (a character
+//! set name), and the walk counts both files' positions from what it reads, never from a
+//! difference of lengths.
 
 use std::fmt;
 use std::fs::File;
@@ -23,7 +26,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::hash::Hashing;
-use super::record::{AuditLevel, Change, FileRecord, Fingerprint, Record, SCHEMA};
+use super::record::{AuditLevel, Change, FileRecord, Fingerprint, OLDEST_SCHEMA, Record, SCHEMA};
 use crate::engine::replace::Replacement;
 use crate::report::hex;
 
@@ -214,7 +217,7 @@ fn plan(lines: &mut LogLines) -> Result<Vec<Plan>, AuditError> {
                 if header_seen {
                     return Err(bad("a second header record".into()));
                 }
-                if header.schema != SCHEMA {
+                if !readable(u64::from(header.schema)) {
                     return Err(bad(unknown_schema(u64::from(header.schema))));
                 }
                 if header.level == AuditLevel::Summary {
@@ -269,8 +272,15 @@ fn plan(lines: &mut LogLines) -> Result<Vec<Plan>, AuditError> {
     Ok(plans)
 }
 
+/// Whether this build reads logs of `schema`.
+fn readable(schema: u64) -> bool {
+    (u64::from(OLDEST_SCHEMA)..=u64::from(SCHEMA)).contains(&schema)
+}
+
 fn unknown_schema(schema: u64) -> String {
-    format!("the audit log has schema {schema}; this undouble reads schema {SCHEMA}")
+    format!(
+        "the audit log has schema {schema}; this undouble reads schemas {OLDEST_SCHEMA} to {SCHEMA}"
+    )
 }
 
 /// Restores (or checks) one file; it is replaced only when everything checked out.
@@ -529,7 +539,7 @@ impl LogLines {
             .filter(|value| value["type"] == "header")
             .and_then(|value| value["schema"].as_u64());
         match header_schema {
-            Some(schema) if schema != u64::from(SCHEMA) => unknown_schema(schema),
+            Some(schema) if !readable(schema) => unknown_schema(schema),
             _ => format!("not an audit record: {error}"),
         }
     }

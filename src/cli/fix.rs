@@ -265,20 +265,15 @@ fn fix_one(
         Ok(TextKind::Utf8 | TextKind::Binary | TextKind::Unexamined) => {}
         Err(error) => return Fixed::Failed(error),
     }
+    let mut log = match audit.map(Mutex::lock) {
+        None => None,
+        Some(Ok(log)) => Some(log),
+        Some(Err(_)) => return Fixed::Failed(Error::Usage("the audit log was poisoned".into())),
+    };
     match dump::dialect_of(&found.input, args.format) {
-        // The audit log records no table, column or row yet, and a plain repair of a dump
-        // would touch its blobs: an audited dump is refused, unless `--format text` asks for
-        // the plain repair by name.
-        Ok(Some(_)) if audit.is_some() => {
-            let message = "--audit does not record dump-aware repairs yet; \
-                           --format text repairs (and audits) the dump as plain text, blobs included";
-            return Fixed::Failed(Error::Usage(format!(
-                "{}: {message}",
-                found.input.display_path().display()
-            )));
-        }
         Ok(Some(dialect)) => {
-            return match fix_dump_one(args, scanner, prepared, found, dialect) {
+            let log = log.as_deref_mut();
+            return match fix_dump_one(args, scanner, prepared, found, dialect, log) {
                 Ok((counts, written, more)) => Fixed::Done(Box::new(counts), written, more),
                 Err(error) => Fixed::Failed(error),
             };
@@ -294,11 +289,6 @@ fn fix_one(
         Ok(None) => {}
         Err(error) => return Fixed::Failed(error),
     }
-    let mut log = match audit.map(Mutex::lock) {
-        None => None,
-        Some(Ok(log)) => Some(log),
-        Some(Err(_)) => return Fixed::Failed(Error::Usage("the audit log was poisoned".into())),
-    };
     let input = &found.input;
     let result = destination(args, found).and_then(|destination| match destination {
         Destination::Nowhere => engine::scan_input(scanner, input, &prepared.engine)
@@ -432,14 +422,16 @@ fn create_parent(target: &Path) -> Result<(), Error> {
     }
 }
 
-/// Repairs one SQL dump: only the values of its text columns. Returns the counts, what became
-/// of the target, and the columns that held double-encoded text.
+/// Repairs one SQL dump: only the values of its text columns, logged in `log` if there is one.
+/// Returns the counts, what became of the target, and the columns that held double-encoded
+/// text.
 fn fix_dump_one(
     args: &FixArgs,
     scanner: &Scanner,
     prepared: &Prepared,
     found: &Found,
     dialect: crate::charset::SqlDialect,
+    log: Option<&mut AuditLog>,
 ) -> Result<(Counts, Written, String), Error> {
     let options = DumpOptions {
         dialect,
@@ -455,13 +447,21 @@ fn fix_dump_one(
         Destination::Stdout => {
             let out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
             let stdout = Path::new("<stdout>");
-            let report = dump::fix_dump(scanner, input, out, stdout, &options, engine)?;
+            let report = match log {
+                Some(log) => log.fix_dump_input(input, out, stdout, &options, engine)?,
+                None => dump::fix_dump(scanner, input, out, stdout, &options, engine, None)?,
+            };
             (report, Written::Replaced)
         }
         Destination::Path(target) => {
             create_parent(&target)?;
-            let backup = args.backup.as_deref();
-            dump::fix_dump_to_path(scanner, input, &target, backup, &options, engine)?
+            match log {
+                Some(log) => log.fix_dump_to_path(input, &target, &options, engine)?,
+                None => {
+                    let backup = args.backup.as_deref();
+                    dump::fix_dump_to_path(scanner, input, &target, backup, &options, engine)?
+                }
+            }
         }
     };
     let more = report.text(scanner.readings(), true);

@@ -1,7 +1,8 @@
 //! Statements read whole, from their tokens: `CREATE TABLE` (columns, their kinds, the primary
 //! key, the character set declarations `--convert-charset` rewrites, the string literals that
-//! are text), the heads of `INSERT` and `COPY` (which table, which columns), `SET` (connection
-//! character sets, PostgreSQL's `standard_conforming_strings`), `USE` and `COMMENT ON`.
+//! are text), `CREATE DATABASE` (its default character set, for `--convert-charset`), the
+//! heads of `INSERT` and `COPY` (which table, which columns), `SET` (connection character
+//! sets, PostgreSQL's `standard_conforming_strings`), `USE` and `COMMENT ON`.
 //!
 //! The `SET NAMES` family is found by [`crate::charset::sql_declarations`], the same reader that
 //! reports a dump's declared encoding; `CREATE TABLE` needs more than that reader keeps (types,
@@ -128,6 +129,26 @@ fn charset_clause(buf: &[u8], tokens: &[Token], at: usize) -> Option<(usize, boo
     };
     tokens.get(value)?;
     Some((value, collation))
+}
+
+/// Every `CHARACTER SET`, `CHARSET` and `COLLATE` clause of `tokens` from `from` on: the index
+/// of its value, and whether it is a collation.
+fn charset_clauses<'t>(
+    buf: &'t [u8],
+    tokens: &'t [Token],
+    from: usize,
+) -> impl Iterator<Item = (usize, bool)> + 't {
+    let mut j = from;
+    std::iter::from_fn(move || {
+        while j < tokens.len() {
+            if let Some((value, collation)) = charset_clause(buf, tokens, j) {
+                j = value + 1;
+                return Some((value, collation));
+            }
+            j += 1;
+        }
+        None
+    })
 }
 
 /// The text of a name or string token.
@@ -340,20 +361,13 @@ fn read_item(
         *key_names = vec![name.clone()];
     }
     let mut edits = Vec::new();
-    let mut j = after_type;
-    while j < item.len() {
-        match charset_clause(buf, item, j) {
-            Some((value, collation)) => {
-                let label = text_of(buf, &item[value]);
-                if !collation && label.eq_ignore_ascii_case("binary") {
-                    kind = ColumnKind::Binary;
-                }
-                if convert && dialect == SqlDialect::MySql {
-                    edits.extend(convert_edit(buf, &item[value], collation));
-                }
-                j = value + 1;
-            }
-            None => j += 1,
+    for (value, collation) in charset_clauses(buf, item, after_type) {
+        let label = text_of(buf, &item[value]);
+        if !collation && label.eq_ignore_ascii_case("binary") {
+            kind = ColumnKind::Binary;
+        }
+        if convert && dialect == SqlDialect::MySql {
+            edits.extend(convert_edit(buf, &item[value], collation));
         }
     }
     if kind == ColumnKind::Text {
@@ -371,6 +385,23 @@ fn read_item(
         kind,
         cells: 0,
     });
+}
+
+/// The `--convert-charset` edits of a `CREATE DATABASE` (or `CREATE SCHEMA`) statement (its
+/// tokens, without the delimiter): its default character set and collation where they are
+/// `latin1`'s, as in mysqldump's `/*!40100 DEFAULT CHARACTER SET latin1 COLLATE
+/// latin1_swedish_ci */` (a version comment is read as SQL). New tables take the database's
+/// default: left `latin1`, a table the dump creates without a character set of its own would
+/// still store its text as `latin1`. `None` when the statement creates something else.
+pub(crate) fn create_database_edits(buf: &[u8], tokens: &[Token]) -> Option<Vec<Edit>> {
+    let object = tokens.get(1)?;
+    if !object.is(buf, "DATABASE") && !object.is(buf, "SCHEMA") {
+        return None;
+    }
+    let edits = charset_clauses(buf, tokens, 2)
+        .filter_map(|(value, collation)| convert_edit(buf, &tokens[value], collation))
+        .collect();
+    Some(edits)
 }
 
 /// The table and explicit column list of an `INSERT` head (its tokens up to `VALUES`).
@@ -616,6 +647,42 @@ mod tests {
         );
         assert_eq!(definition.table.name, "public.t");
         assert!(definition.edits.is_empty());
+    }
+
+    #[test]
+    fn create_database_defaults() {
+        let edited = |sql: &str| -> Option<Vec<(String, &str)>> {
+            let tokens = tokens_of(SqlDialect::MySql, sql);
+            let edits = create_database_edits(sql.as_bytes(), &tokens)?;
+            Some(
+                edits
+                    .iter()
+                    .map(|e| (sql[e.span.clone()].to_owned(), e.text))
+                    .collect(),
+            )
+        };
+        let mysqldump = "CREATE DATABASE /*!32312 IF NOT EXISTS*/ `latin1` /*!40100 DEFAULT \
+                         CHARACTER SET latin1 COLLATE latin1_swedish_ci */ /*!80016 DEFAULT \
+                         ENCRYPTION='N' */";
+        assert_eq!(
+            edited(mysqldump),
+            Some(vec![
+                ("latin1".into(), "utf8mb4"),
+                ("latin1_swedish_ci".into(), "utf8mb4_general_ci")
+            ])
+        );
+        assert_eq!(
+            edited("CREATE SCHEMA s DEFAULT CHARSET = LATIN1 DEFAULT COLLATE latin1_bin"),
+            Some(vec![
+                ("LATIN1".into(), "utf8mb4"),
+                ("latin1_bin".into(), "utf8mb4_bin")
+            ])
+        );
+        assert_eq!(
+            edited("CREATE DATABASE d CHARACTER SET utf8mb4"),
+            Some(vec![])
+        );
+        assert_eq!(edited("CREATE TABLE t (a text) CHARSET=latin1"), None);
     }
 
     #[test]

@@ -9,19 +9,20 @@
 //! block hold nearly all the bytes of a dump and have a fixed shape, so they are read by a
 //! loop of their own that jumps from quote to quote (or tab to tab) with `memchr`, and that
 //! carries a value on from one buffer into the next: a line of many megabytes is cut anywhere.
-//! Every other statement is skipped to its delimiter, token by token. A statement the lexer
-//! does not know, a row with more or fewer values than its table has columns, data for a table
-//! no `CREATE TABLE` defined: each is an error naming the line, because guessing where values
-//! are is how a repair would reach into a blob.
+//! Every other statement is skipped to its delimiter, token by token (past the `BEGIN ATOMIC
+//! ... END` body of a PostgreSQL routine, whose statements end in delimiters of their own). A
+//! statement the lexer does not know, a row with more or fewer values than its table has
+//! columns, data for a table no `CREATE TABLE` defined: each is an error naming the line,
+//! because guessing where values are is how a repair would reach into a blob.
 
 use std::mem;
 use std::ops::Range;
 
-use memchr::memchr2;
-
 use super::ddl::{self, Edit};
 use super::schema::{Column, ColumnKind, Schema, Table};
-use super::tokens::{Body, Kind, Stop, Token, Tokenizer, is_word_byte, string_body};
+use super::tokens::{
+    Body, Kind, Stop, Token, Tokenizer, copy_field_body, is_word_byte, string_body,
+};
 use crate::charset::{MAX_STATEMENT_BYTES, SqlDialect};
 
 /// What the lexer found in one buffer. Offsets are the buffer's; every list is in order.
@@ -144,8 +145,9 @@ const SKIPPED: &[&str] = &[
 enum Mode {
     /// Between statements.
     Idle,
-    /// Inside a statement skipped to its delimiter.
-    Skip,
+    /// Inside a statement skipped to its delimiter (with a PostgreSQL routine's body, which
+    /// may hold delimiters of its own).
+    Skip(Option<RoutineBody>),
     /// In the tuples of an `INSERT`.
     Values(Rows),
     /// In the data of a `COPY ... FROM stdin`.
@@ -190,6 +192,38 @@ enum Phase {
     Header,
     /// `COPY`: at the start of a line (a row, or `\.`).
     LineStart,
+}
+
+/// Where a PostgreSQL `CREATE FUNCTION` or `CREATE PROCEDURE` being skipped stands in a
+/// SQL-standard body (`BEGIN ATOMIC ... END`), whose statements end in delimiters of their own.
+/// The rule is psql's, which is how the dump is loaded: outside parentheses, `BEGIN` opens a
+/// block, `CASE` opens one inside a block, `END` closes one, and the statement ends at the
+/// first delimiter outside blocks and parentheses. Without it an `INSERT` in such a body would
+/// be read as table data, and repaired.
+#[derive(Clone, Copy, Debug, Default)]
+struct RoutineBody {
+    blocks: u32,
+    parens: u32,
+}
+
+impl RoutineBody {
+    /// Takes in the next token of the statement; returns whether it ends the statement.
+    fn ends_at(&mut self, buf: &[u8], token: &Token) -> bool {
+        match token.kind {
+            Kind::Punct(b'(') => self.parens += 1,
+            Kind::Punct(b')') => self.parens = self.parens.saturating_sub(1),
+            Kind::Word if self.parens == 0 => {
+                if token.is(buf, "BEGIN") || (self.blocks > 0 && token.is(buf, "CASE")) {
+                    self.blocks += 1;
+                } else if token.is(buf, "END") {
+                    self.blocks = self.blocks.saturating_sub(1);
+                }
+            }
+            Kind::Delimiter => return self.blocks == 0 && self.parens == 0,
+            _ => {}
+        }
+        false
+    }
 }
 
 /// A value that runs on past the end of a buffer.
@@ -275,7 +309,7 @@ impl Lexer {
             }
             let step = match self.mode {
                 Mode::Idle => self.statement(buf, at, last, out),
-                Mode::Skip => self.skip(buf, at, last),
+                Mode::Skip(_) => self.skip(buf, at, last),
                 Mode::Values(_) | Mode::Copy(_) => self.rows(buf, at, last, out),
             };
             match step {
@@ -307,7 +341,7 @@ impl Lexer {
         if last {
             let unfinished = match &self.mode {
                 Mode::Idle => self.tokens.unfinished(),
-                Mode::Skip => Some("a statement (no delimiter)"),
+                Mode::Skip(_) => Some("a statement (no delimiter)"),
                 Mode::Values(_) => Some("an INSERT"),
                 Mode::Copy(_) => Some("COPY data (no `\\.` line)"),
             };
@@ -449,7 +483,7 @@ impl Lexer {
                     Some(decided) => class = decided,
                     // Another CREATE than CREATE TABLE.
                     None if self.statement.len() > 1 => {
-                        self.mode = Mode::Skip;
+                        self.mode = Mode::Skip(self.routine_body(buf));
                         return Ok(at);
                     }
                     None => {
@@ -458,7 +492,7 @@ impl Lexer {
                             let message = format!("unexpected statement `{keyword}`");
                             return Err(Stop::Error(span.start, message));
                         }
-                        self.mode = Mode::Skip;
+                        self.mode = Mode::Skip(None);
                         return Ok(at);
                     }
                 },
@@ -506,6 +540,11 @@ impl Lexer {
             {
                 None => Some(Class::Undecided),
                 Some(object) if object.is(buf, "TABLE") => Some(Class::Whole),
+                Some(object)
+                    if self.mysql() && (object.is(buf, "DATABASE") || object.is(buf, "SCHEMA")) =>
+                {
+                    Some(Class::Whole)
+                }
                 Some(_) => None,
             };
         }
@@ -540,6 +579,10 @@ impl Lexer {
                 }
                 let table = self.inherit(definition.table, &definition.parents);
                 self.schema.define(table);
+            } else if self.convert
+                && let Some(edits) = ddl::create_database_edits(buf, &tokens)
+            {
+                out.edits.extend(edits);
             }
         } else if first.is(buf, "SET") {
             if self.convert {
@@ -617,14 +660,24 @@ impl Lexer {
         table
     }
 
-    /// Starts reading the tuples of the `INSERT` whose head is in `self.statement`.
+    /// Starts reading the tuples of the `INSERT` whose head is in `self.statement`. PostgreSQL's
+    /// `INSERT INTO t DEFAULT VALUES` (what `pg_dump --inserts` writes for a row of a table
+    /// without columns) is one row without values: counted, and skipped to its end.
     fn start_insert(&mut self, buf: &[u8], start: usize) -> Result<(), Stop> {
         let (table, columns) = ddl::insert_head(buf, &self.statement, self.database.as_deref())
             .map_err(|message| Stop::Error(start, message))?;
         let rows = self
             .rows_of(&table, columns, Phase::BeforeRow)
             .map_err(|message| Stop::Error(start, message))?;
-        self.mode = Mode::Values(rows);
+        let before_values = self.statement.len().checked_sub(2);
+        let defaults = before_values.is_some_and(|i| self.statement[i].is(buf, "DEFAULT"));
+        self.mode = match defaults {
+            true => {
+                self.schema.tables[rows.table].rows += 1;
+                Mode::Skip(None)
+            }
+            false => Mode::Values(rows),
+        };
         Ok(())
     }
 
@@ -669,10 +722,30 @@ impl Lexer {
         })
     }
 
+    /// The body tracker of the statement just classified as skipped, when it is PostgreSQL's
+    /// `CREATE [OR REPLACE] FUNCTION` or `PROCEDURE` (the heads psql looks for).
+    fn routine_body(&self, buf: &[u8]) -> Option<RoutineBody> {
+        let (create, object) = match self.statement.as_slice() {
+            [create, or, replace, object] if or.is(buf, "OR") && replace.is(buf, "REPLACE") => {
+                (create, object)
+            }
+            [create, object] => (create, object),
+            _ => return None,
+        };
+        let routine = !self.mysql()
+            && create.is(buf, "CREATE")
+            && (object.is(buf, "FUNCTION") || object.is(buf, "PROCEDURE"));
+        routine.then(RoutineBody::default)
+    }
+
     /// Skips a statement to its delimiter.
     fn skip(&mut self, buf: &[u8], mut at: usize, last: bool) -> Result<usize, Stop> {
         while let Some(token) = self.tokens.next(buf, &mut at, last)? {
-            if token.kind == Kind::Delimiter {
+            let ends = match &mut self.mode {
+                Mode::Skip(Some(body)) => body.ends_at(buf, &token),
+                _ => token.kind == Kind::Delimiter,
+            };
+            if ends {
                 self.mode = Mode::Idle;
                 return Ok(at);
             }
@@ -808,23 +881,24 @@ impl Lexer {
             kept: column.kept && open.quote != BARE,
             ..column
         };
-        let (end, next) = match open.quote {
-            FIELD => match memchr2(b'\t', b'\n', &buf[at..]) {
-                Some(k) => (at + k, Some(at + k)),
-                None => (buf.len(), None),
-            },
+        let body = match open.quote {
             BARE => match buf[at..].iter().position(|&b| ends_bare(b)) {
-                Some(k) => (at + k, Some(at + k)),
-                None => (buf.len(), None),
+                Some(k) => Body::Closed {
+                    content_end: at + k,
+                    next: at + k,
+                },
+                None => Body::Open,
             },
-            quote => match string_body(buf, at, quote, open.backslash, last) {
-                Body::Closed { content_end, next } => (content_end, Some(next)),
-                Body::Open => (buf.len(), None),
-                Body::NeedMore(k) => {
-                    self.piece(rows, position, open.cell, buf, at..k, out);
-                    return Err(Stop::NeedMore(k));
-                }
-            },
+            FIELD => copy_field_body(buf, at, last),
+            quote => string_body(buf, at, quote, open.backslash, last),
+        };
+        let (end, next) = match body {
+            Body::Closed { content_end, next } => (content_end, Some(next)),
+            Body::Open => (buf.len(), None),
+            Body::NeedMore(k) => {
+                self.piece(rows, position, open.cell, buf, at..k, out);
+                return Err(Stop::NeedMore(k));
+            }
         };
         self.piece(rows, position, open.cell, buf, at..end, out);
         if next.is_some() {
@@ -1136,6 +1210,12 @@ impl Lexer {
                         }
                     }
                 }
+                // A row of a table without columns (`CREATE TABLE t ()`) is an empty line.
+                Phase::LineStart if byte == b'\n' && rows.positions.is_empty() => {
+                    self.start_row(rows);
+                    self.end_row_piece(out, true);
+                    at += 1;
+                }
                 Phase::LineStart => {
                     self.start_row(rows);
                     rows.phase = Phase::Value(0);
@@ -1145,32 +1225,38 @@ impl Lexer {
                         let message = format!("a row of more than {} fields", rows.positions.len());
                         return Err(Stop::Error(at, message));
                     };
-                    let end = memchr2(b'\t', b'\n', &buf[at..]).map(|k| at + k);
-                    if end.is_none() && buf.len() - at < 3 && !last {
+                    // Where the field ends, or where this buffer's piece of it does.
+                    let (end, open) = match copy_field_body(buf, at, last) {
+                        Body::Closed { content_end, .. } => (content_end, false),
+                        Body::Open => (buf.len(), true),
+                        Body::NeedMore(k) => (k, true),
+                    };
+                    if open && buf.len() - at < 3 && !last {
                         return Err(Stop::NeedMore(at));
                     }
-                    let field = &buf[at..end.unwrap_or(buf.len())];
-                    let null = field == b"\\N";
+                    let null = &buf[at..end] == b"\\N";
                     let position = Position {
                         text: position.text && !null,
                         kept: position.kept && !null,
                         ..position
                     };
                     let cell = self.new_cell(position);
-                    self.piece(rows, position, cell, buf, at..at + field.len(), out);
-                    match end {
-                        Some(end) => at = self.field_end(rows, p, buf, end, out)?,
-                        None => {
-                            rows.open = Some(OpenValue {
-                                position: p,
-                                cell,
-                                text: position.text,
-                                quote: FIELD,
-                                backslash: false,
-                            });
-                            return Ok(None);
-                        }
+                    self.piece(rows, position, cell, buf, at..end, out);
+                    if !open {
+                        at = self.field_end(rows, p, buf, end, out)?;
+                        continue;
                     }
+                    rows.open = Some(OpenValue {
+                        position: p,
+                        cell,
+                        text: position.text,
+                        quote: FIELD,
+                        backslash: false,
+                    });
+                    return match end < buf.len() {
+                        true => Err(Stop::NeedMore(end)),
+                        false => Ok(None),
+                    };
                 }
                 _ => return Err(Stop::Error(at, unexpected(byte, "in COPY data"))),
             }
@@ -1481,6 +1567,81 @@ INSERT INTO public.t VALUES (3, 'it''s', '\\xC3A9', E'a\\'b');
             assert_eq!(
                 cut_up,
                 lex_whole(SqlDialect::PostgreSql, POSTGRESQL),
+                "cut at {cut}"
+            );
+        }
+    }
+
+    /// What pg_dump writes that MySQL has no counterpart for: a SQL-standard routine body
+    /// (statements ending in `;` between `BEGIN ATOMIC` and `END`, a `CASE ... END` among
+    /// them), a table without columns (its rows are empty lines in COPY, `DEFAULT VALUES` with
+    /// `--inserts`), and COPY fields where a backslash comes before a raw tab or newline (data,
+    /// as COPY FROM reads it) or before another backslash (then the tab ends the field).
+    const POSTGRESQL_ROUTINES_AND_ESCAPES: &str = "SET standard_conforming_strings = on;
+CREATE TABLE public.t (
+    id integer NOT NULL,
+    name text,
+    note text
+);
+CREATE PROCEDURE public.ins(IN x text)
+    LANGUAGE sql
+    BEGIN ATOMIC
+ SELECT 1;
+ INSERT INTO public.t (id, name, note)
+   VALUES (1, 'cafÃ©'::text, x);
+ SELECT
+         CASE
+             WHEN (x = 'a'::text) THEN 1
+             ELSE 2
+         END AS \"case\";
+END;
+CREATE OR REPLACE FUNCTION public.plus1(a integer) RETURNS integer
+    LANGUAGE sql
+    RETURN (a + 1);
+CREATE TABLE public.e (
+);
+COPY public.e  FROM stdin;
+
+
+\\.
+INSERT INTO public.e DEFAULT VALUES;
+COPY public.t (id, name, note) FROM stdin;
+1\tx\\\ty\tÃ©
+2\tl1\\\nl2\tn
+3\t\\\\\tz
+\\.
+";
+
+    #[test]
+    fn postgresql_routine_bodies_empty_tables_and_escaped_copy_fields() {
+        let input = POSTGRESQL_ROUTINES_AND_ESCAPES.as_bytes();
+        let whole = lex_cut(SqlDialect::PostgreSql, false, input, &[]);
+        let Ok((got, _, lexer)) = &whole else {
+            panic!("{whole:?}", whole = whole.as_ref().err());
+        };
+        assert_eq!(
+            got,
+            &vec![
+                found("public.t.name", "1:", "x\\\ty"),
+                found("public.t.note", "1:", "Ã©"),
+                found("public.t.name", "2:", "l1\\\nl2"),
+                found("public.t.note", "2:", "n"),
+                found("public.t.name", "3:", "\\\\"),
+                found("public.t.note", "3:", "z"),
+            ]
+        );
+        let rows: Vec<(&str, u64)> = lexer
+            .schema
+            .tables
+            .iter()
+            .map(|t| (t.name.as_str(), t.rows))
+            .collect();
+        assert_eq!(rows, [("public.t", 3), ("public.e", 3)]);
+        for cut in 1..input.len() {
+            let cut_up = lex_cut(SqlDialect::PostgreSql, false, input, &[cut]);
+            assert_eq!(
+                cut_up.map(|(found, _, _)| found).as_ref(),
+                Ok(got),
                 "cut at {cut}"
             );
         }

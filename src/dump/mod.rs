@@ -15,18 +15,17 @@
 //!   Built on `tokens.rs` (the two dialects' lexical rules), `ddl.rs` (statements read whole)
 //!   and `schema.rs` (tables and column kinds).
 //! - `sink.rs`: between the scanner and the output: passes runs inside text values on as
-//!   found, and every other run as left alone; counts per column; writes the repair.
-//! - [`report`]: the per-table, per-column view of `scan` (text and JSON).
-//!
-//! The audit log (`fix --audit`) records no table, column or row yet, so an audited fix of a
-//! dump is refused; `--format text --audit` repairs and audits it as plain text, by name.
+//!   found, and every other run as left alone; counts per column; writes the repair; tells the
+//!   audit log ([`DumpAudit`]) every change with the table, column and row it lies in.
+//! - [`report`]: the per-table, per-column view of `scan` (text and JSON), and [`RowId`], the
+//!   way both `scan` and the audit log name a row.
 //!
 //! A dump is recognised from its header (`-- MySQL dump`, `-- MariaDB dump`, `-- PostgreSQL
 //! database dump`) or forced with `--format sql`; what the lexer does not understand is an
 //! error naming the line, never a silent fallback to the plain repair. With
 //! `--convert-charset utf8mb4`, `fix` also rewrites the `latin1` character sets (and
-//! collations) of tables with text columns and of those columns, and a `SET NAMES latin1`, so
-//! that the repaired dump loads as UTF-8.
+//! collations) of databases, of tables with text columns and of those columns, and a `SET
+//! NAMES latin1`, so that the repaired dump loads as UTF-8.
 //!
 //! The dump is read sequentially (the lexer's state runs from one block to the next): on two
 //! threads, one reading and lexing, the other scanning and writing.
@@ -43,8 +42,9 @@ use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
-pub use report::{ColumnReport, DumpReport, TableReport};
+pub use report::{ColumnReport, DumpReport, RowId, TableReport};
 pub use schema::ColumnKind;
+pub use sink::DumpAudit;
 
 use crate::charset::SqlDialect;
 use crate::engine::blocks::BLOCK_SIZE;
@@ -52,7 +52,7 @@ use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::Error;
 use crate::mojibake::Scanner;
 use lexer::{LexError, Lexed, Lexer};
-use sink::{DumpSink, Findings};
+use sink::{DumpSink, Failed, Findings, TableNames};
 
 /// How an input is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -160,12 +160,13 @@ pub fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDialect>, E
     })
 }
 
-/// A buffer lexed and ready to be scanned: its bytes, where they start in the dump, and what
-/// the lexer found in them.
+/// A buffer lexed and ready to be scanned: its bytes, where they start in the dump, what the
+/// lexer found in them, and the tables it defined while lexing them.
 struct LexedBuffer {
     bytes: Vec<u8>,
     base: u64,
     lexed: Lexed,
+    tables: Vec<TableNames>,
 }
 
 /// Reads the dump and lexes it, buffer by buffer, sending each to `scan`; returns the schema.
@@ -193,12 +194,15 @@ fn read_and_lex(
     // The end of the last buffer, which the lexer could not read without what follows.
     let mut tail: Vec<u8> = Vec::new();
     let mut tail_base = 0u64;
+    // Tables of the schema already sent.
+    let mut tables_sent = 0;
     let mut step = |block: &[u8], base: u64, last: bool| -> Result<(), Error> {
         // A buffer from the pool, or a new one while the pool fills.
         let mut buffer = recycle.try_recv().unwrap_or_else(|_| LexedBuffer {
             bytes: Vec::with_capacity(BLOCK_SIZE + 4096),
             base: 0,
             lexed: Lexed::default(),
+            tables: Vec::new(),
         });
         buffer.bytes.clear();
         buffer.bytes.extend_from_slice(&tail);
@@ -215,6 +219,12 @@ fn read_and_lex(
         let consumed = lexer
             .lex(&buffer.bytes, last, &mut buffer.lexed)
             .map_err(lex_error)?;
+        let defined = &lexer.schema.tables;
+        buffer.tables.clear();
+        buffer
+            .tables
+            .extend(defined[tables_sent..].iter().map(TableNames::of));
+        tables_sent = defined.len();
         tail.clear();
         tail.extend_from_slice(&buffer.bytes[consumed..]);
         tail_base = buffer.base + consumed as u64;
@@ -234,17 +244,29 @@ fn read_and_lex(
     Ok(lexer)
 }
 
-/// Reads, lexes, scans and (with `out`) repairs a dump; returns its report and its first
+/// Where a dump's repair goes: an output (named `path` in errors), and the audit log that
+/// records it, if any.
+struct Repair<'a, 'd, W> {
+    out: &'a mut W,
+    path: &'a Path,
+    audit: Option<&'a mut (dyn DumpAudit + 'd)>,
+}
+
+/// Reads, lexes, scans and (with `repair`) repairs a dump; returns its report and its first
 /// `head_limit` bytes.
 fn process<W: Write>(
     scanner: &Scanner,
     input: &Input,
     options: &DumpOptions,
     engine: &EngineOptions,
-    mut out: Option<&mut W>,
-    out_path: &Path,
+    repair: Option<Repair<'_, '_, W>>,
     head_limit: usize,
 ) -> Result<(DumpReport, Vec<u8>), Error> {
+    let out_path = repair.as_ref().map_or(Path::new("-"), |r| r.path);
+    let (mut out, mut audit) = match repair {
+        Some(Repair { out, audit, .. }) => (Some(out), audit),
+        None => (None, None),
+    };
     let (send, receive) = mpsc::sync_channel::<LexedBuffer>(1);
     let (give_back, recycle) = mpsc::sync_channel::<LexedBuffer>(3);
     let mut head = Vec::new();
@@ -262,18 +284,28 @@ fn process<W: Write>(
             )
         });
         let mut findings = Findings::default();
+        let mut tables = Vec::new();
         let mut written: Result<(), Error> = Ok(());
-        for buffer in receive.iter() {
+        for mut buffer in receive.iter() {
             findings.counts.observe_bytes(&buffer.bytes, buffer.base);
             findings.edits += buffer.lexed.edits.len() as u64;
+            tables.append(&mut buffer.tables);
             let mut sink = DumpSink::new(
                 &buffer.lexed,
                 &mut findings,
                 buffer.base,
                 out.as_deref_mut(),
+                // A shorter borrow of the log, for this buffer only.
+                audit
+                    .as_mut()
+                    .map(|audit| &mut **audit as &mut dyn DumpAudit),
+                &tables,
             );
-            if let Err(source) = scanner.scan(&buffer.bytes, &mut sink) {
-                written = Err(write_error(source));
+            if let Err(failed) = scanner.scan(&buffer.bytes, &mut sink) {
+                written = Err(match failed {
+                    Failed::Output(source) => write_error(source),
+                    Failed::Audit(error) => error,
+                });
                 break;
             }
             let _ = give_back.try_send(buffer);
@@ -302,18 +334,11 @@ pub fn scan_dump(
     engine: &EngineOptions,
     head_limit: usize,
 ) -> Result<(DumpReport, Vec<u8>), Error> {
-    process::<io::Sink>(
-        scanner,
-        input,
-        options,
-        engine,
-        None,
-        Path::new("-"),
-        head_limit,
-    )
+    process::<io::Sink>(scanner, input, options, engine, None, head_limit)
 }
 
-/// Repairs the text values of a dump into `out` (named `out_path` in errors).
+/// Repairs the text values of a dump into `out` (named `out_path` in errors); with `audit`,
+/// tells it every change, in order.
 pub fn fix_dump<W: Write>(
     scanner: &Scanner,
     input: &Input,
@@ -321,8 +346,14 @@ pub fn fix_dump<W: Write>(
     out_path: &Path,
     options: &DumpOptions,
     engine: &EngineOptions,
+    audit: Option<&mut dyn DumpAudit>,
 ) -> Result<DumpReport, Error> {
-    let (report, _) = process(scanner, input, options, engine, Some(&mut out), out_path, 0)?;
+    let repair = Repair {
+        out: &mut out,
+        path: out_path,
+        audit,
+    };
+    let (report, _) = process(scanner, input, options, engine, Some(repair), 0)?;
     Ok(report)
 }
 
@@ -342,7 +373,7 @@ pub fn fix_dump_to_path(
         input,
         target,
         backup,
-        |out| fix_dump(scanner, input, out, target, options, engine),
+        |out| fix_dump(scanner, input, out, target, options, engine, None),
         DumpReport::changed,
     )
 }

@@ -1,9 +1,14 @@
 //! The per-table, per-column view of a dump: which columns hold double-encoded text, how much,
 //! read how and how many times, and one row to look at — what a DBA needs to plan a repair.
 
+use std::fmt;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
-use super::schema::{ColumnKind, Schema};
+use super::schema::{ColumnKind, Schema, Table};
 use super::sink::Findings;
 use crate::charset::SqlDialect;
 use crate::mojibake::{Counts, Readings};
@@ -47,17 +52,115 @@ pub struct DumpReport {
     pub charset_edits: u64,
 }
 
-/// How a row is shown: `id=42`, `a=1, b=x`, or `row 17`.
-fn row_label(key_names: &[String], ordinal: u64, key: &[u8]) -> String {
-    if key_names.is_empty() || key.is_empty() {
-        return format!("row {ordinal}");
+/// Which row of a table a value belongs to: its primary key where the `CREATE TABLE` declares
+/// one, its number in the table's data otherwise. `scan` shows it as an example row (`id=42`,
+/// `a=1, b=x`, `row 17`) and the audit log records it for every change in a dump
+/// (`{"id":"42"}`, `17`), so that both name a row the same way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RowId {
+    /// The key's columns and their values as the dump writes them (escapes kept), in the
+    /// key's order.
+    Key(Vec<(String, String)>),
+    /// The row's number in its table's data, from 1: the table declares no primary key, or
+    /// the key was not read with the value (it lies after it, beyond the buffer being read).
+    Ordinal(u64),
+}
+
+impl RowId {
+    /// The row numbered `ordinal` whose key is `key`: the values of the columns `key_names`, in
+    /// that order, separated by NUL (empty when the table has no key or it was not read).
+    pub(crate) fn new(key_names: &[String], ordinal: u64, key: &[u8]) -> RowId {
+        if key_names.is_empty() || key.is_empty() {
+            return RowId::Ordinal(ordinal);
+        }
+        let parts = key_names
+            .iter()
+            .zip(key.split(|&b| b == 0))
+            .map(|(name, value)| (name.clone(), String::from_utf8_lossy(value).into_owned()))
+            .collect();
+        RowId::Key(parts)
     }
-    let parts: Vec<String> = key_names
+}
+
+impl fmt::Display for RowId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RowId::Ordinal(ordinal) => write!(f, "row {ordinal}"),
+            RowId::Key(parts) => {
+                for (i, (name, value)) in parts.iter().enumerate() {
+                    let separator = if i == 0 { "" } else { ", " };
+                    write!(f, "{separator}{name}={value}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A key as a JSON object (its columns in the key's order), a number as a number.
+impl Serialize for RowId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RowId::Ordinal(ordinal) => serializer.serialize_u64(*ordinal),
+            RowId::Key(parts) => {
+                let mut map = serializer.serialize_map(Some(parts.len()))?;
+                for (name, value) in parts {
+                    map.serialize_entry(name, value)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RowId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RowId, D::Error> {
+        struct RowIdVisitor;
+
+        impl<'de> Visitor<'de> for RowIdVisitor {
+            type Value = RowId;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a row number or an object of key columns and values")
+            }
+
+            fn visit_u64<E: de::Error>(self, ordinal: u64) -> Result<RowId, E> {
+                Ok(RowId::Ordinal(ordinal))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RowId, A::Error> {
+                let mut parts = Vec::new();
+                while let Some(part) = map.next_entry::<String, String>()? {
+                    parts.push(part);
+                }
+                Ok(RowId::Key(parts))
+            }
+        }
+
+        deserializer.deserialize_any(RowIdVisitor)
+    }
+}
+
+/// The names of the columns of `table`'s primary key, in the key's order.
+fn primary_key_names(table: &Table) -> Vec<String> {
+    names_of(table, &table.primary_key)
+}
+
+/// The names of the columns of `table`'s primary key in the order a row gives their values,
+/// which is how the lexer reads a key: the table's order (`mysqldump` and `pg_dump` write the
+/// values of every row in it), not necessarily the key's (`PRIMARY KEY (b, a)`).
+pub(crate) fn key_names_in_row_order(table: &Table) -> Vec<String> {
+    let mut columns = table.primary_key.clone();
+    columns.sort_unstable();
+    names_of(table, &columns)
+}
+
+fn names_of(table: &Table, columns: &[usize]) -> Vec<String> {
+    columns
         .iter()
-        .zip(key.split(|&b| b == 0))
-        .map(|(name, value)| format!("{name}={}", String::from_utf8_lossy(value)))
-        .collect();
-    parts.join(", ")
+        .filter_map(|&c| table.columns.get(c))
+        .map(|column| column.name.clone())
+        .collect()
 }
 
 pub(crate) fn dialect_name(dialect: SqlDialect) -> &'static str {
@@ -71,11 +174,8 @@ impl DumpReport {
     pub(crate) fn new(dialect: SqlDialect, schema: Schema, mut findings: Findings) -> DumpReport {
         let mut tables = Vec::with_capacity(schema.tables.len());
         for (t, table) in schema.tables.into_iter().enumerate() {
-            let primary_key: Vec<String> = table
-                .primary_key
-                .iter()
-                .map(|&c| table.columns[c].name.clone())
-                .collect();
+            let primary_key = primary_key_names(&table);
+            let key_in_row_order = key_names_in_row_order(&table);
             let mut found = match findings.columns.get_mut(t) {
                 Some(columns) => std::mem::take(columns),
                 None => Vec::new(),
@@ -92,9 +192,9 @@ impl DumpReport {
                     cells: column.cells,
                     double_encoded_cells: found.broken_cells,
                     counts: found.counts,
-                    example_row: found
-                        .example
-                        .map(|(ordinal, key)| row_label(&primary_key, ordinal, &key)),
+                    example_row: found.example.map(|(ordinal, key)| {
+                        RowId::new(&key_in_row_order, ordinal, &key).to_string()
+                    }),
                 })
                 .collect();
             tables.push(TableReport {
@@ -244,11 +344,47 @@ impl DumpReport {
 mod tests {
     use super::*;
 
+    fn row(key_names: &[&str], ordinal: u64, key: &[u8]) -> RowId {
+        let names: Vec<String> = key_names.iter().map(|&n| n.to_owned()).collect();
+        RowId::new(&names, ordinal, key)
+    }
+
     #[test]
-    fn row_labels() {
-        assert_eq!(row_label(&[], 17, b""), "row 17");
-        assert_eq!(row_label(&["id".into()], 17, b"42"), "id=42");
-        assert_eq!(row_label(&["a".into(), "b".into()], 1, b"1\0x"), "a=1, b=x");
-        assert_eq!(row_label(&["id".into()], 3, b""), "row 3");
+    fn rows_are_named_by_key_or_number() {
+        assert_eq!(row(&[], 17, b"").to_string(), "row 17");
+        assert_eq!(row(&["id"], 17, b"42").to_string(), "id=42");
+        assert_eq!(row(&["a", "b"], 1, b"1\0x").to_string(), "a=1, b=x");
+        // A key not read with the value: the row's number.
+        assert_eq!(row(&["id"], 3, b""), RowId::Ordinal(3));
+    }
+
+    #[test]
+    fn a_key_is_read_in_the_order_of_the_columns() {
+        let column = |name: &str| super::super::schema::Column {
+            name: name.into(),
+            declared: "int".into(),
+            kind: ColumnKind::Other,
+            cells: 0,
+        };
+        let table = Table {
+            name: "t".into(),
+            columns: vec![column("note"), column("a"), column("b")],
+            primary_key: vec![2, 1],
+            rows: 0,
+        };
+        assert_eq!(primary_key_names(&table), ["b", "a"]);
+        assert_eq!(key_names_in_row_order(&table), ["a", "b"]);
+    }
+
+    #[test]
+    fn rows_in_json_keep_the_key_order_and_round_trip() {
+        let composite = row(&["z", "a"], 1, b"1\0O\\'Brien");
+        let json = serde_json::to_string(&composite).unwrap();
+        assert_eq!(json, r#"{"z":"1","a":"O\\'Brien"}"#);
+        assert_eq!(serde_json::from_str::<RowId>(&json).unwrap(), composite);
+        let ordinal = row(&[], 17, b"");
+        assert_eq!(serde_json::to_string(&ordinal).unwrap(), "17");
+        assert_eq!(serde_json::from_str::<RowId>("17").unwrap(), ordinal);
+        assert!(serde_json::from_str::<RowId>("\"17\"").is_err());
     }
 }

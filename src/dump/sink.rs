@@ -3,7 +3,9 @@
 //! identifier, a comment — goes on as a run left alone. It counts the runs in the values of
 //! text and binary columns per table and column, and with an output it writes the repaired
 //! dump: the bytes of the buffer, the repair in place of each repaired run, and the
-//! `--convert-charset` edits of the DDL.
+//! `--convert-charset` edits of the DDL. With a [`DumpAudit`], it tells the audit log the same
+//! runs, each with the table, column and row it lies in, and the same edits, in the order it
+//! writes them: the log describes exactly what was written.
 //!
 //! The scanner still judges every run on all the bytes around it, exactly as without dump
 //! mode; the lexer only decides where a repair may land, so the dump-aware repair of a value
@@ -11,10 +13,58 @@
 
 use std::convert::Infallible;
 use std::io::{self, Write};
+use std::ops::Range;
 
 use super::lexer::{Lexed, Place, Value};
+use super::report::{RowId, key_names_in_row_order};
+use super::schema::Table;
+use crate::audit::record::Cell;
+use crate::error::Error;
 use crate::mojibake::counts::CountingSink;
 use crate::mojibake::{Counts, Run, Sink};
+
+/// What the audit log of a dump fix is told, in the order of the dump's bytes: every run as
+/// the dump mode treats it (repaired only inside a text value), with the cell of a repaired
+/// one; every `--convert-charset` rewrite; the end of every buffer. A buffer is what the
+/// scanner was given, and the buffers follow each other without gap or overlap.
+pub trait DumpAudit {
+    fn run(&mut self, buffer: &[u8], run: &Run<'_>, cell: Option<&Cell>) -> Result<(), Error>;
+    /// `buffer[span]` was written as `replacement`.
+    fn rewrite(
+        &mut self,
+        buffer: &[u8],
+        span: Range<usize>,
+        replacement: &[u8],
+    ) -> Result<(), Error>;
+    fn end(&mut self, buffer: &[u8]) -> Result<(), Error>;
+}
+
+/// A table as the audit log names its cells, taken from the lexer's schema when the table is
+/// defined: the scanning thread cannot read the schema, which the lexing thread is growing.
+#[derive(Debug)]
+pub(crate) struct TableNames {
+    name: String,
+    columns: Vec<String>,
+    /// In the order a row gives their values.
+    primary_key: Vec<String>,
+}
+
+impl TableNames {
+    pub fn of(table: &Table) -> TableNames {
+        TableNames {
+            name: table.name.clone(),
+            columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+            primary_key: key_names_in_row_order(table),
+        }
+    }
+}
+
+/// Why a dump could not be written: the output failed, or the audit log did.
+#[derive(Debug)]
+pub(crate) enum Failed {
+    Output(io::Error),
+    Audit(Error),
+}
 
 /// What was found in one column.
 #[derive(Debug, Default)]
@@ -51,7 +101,7 @@ impl Findings {
     }
 }
 
-/// Filters, counts and (with an output) writes the runs of one buffer.
+/// Filters, counts and (with an output) writes the runs of one buffer, and tells an audit log.
 pub(crate) struct DumpSink<'a, W> {
     lexed: &'a Lexed,
     findings: &'a mut Findings,
@@ -60,6 +110,9 @@ pub(crate) struct DumpSink<'a, W> {
     /// The first value that can still hold a run.
     next_value: usize,
     out: Option<&'a mut W>,
+    audit: Option<&'a mut dyn DumpAudit>,
+    /// Every table defined so far, by index in the lexer's schema.
+    tables: &'a [TableNames],
     copied_to: usize,
     next_edit: usize,
     scratch: Vec<u8>,
@@ -71,6 +124,8 @@ impl<'a, W: Write> DumpSink<'a, W> {
         findings: &'a mut Findings,
         base: u64,
         out: Option<&'a mut W>,
+        audit: Option<&'a mut dyn DumpAudit>,
+        tables: &'a [TableNames],
     ) -> DumpSink<'a, W> {
         DumpSink {
             lexed,
@@ -78,10 +133,24 @@ impl<'a, W: Write> DumpSink<'a, W> {
             base,
             next_value: 0,
             out,
+            audit,
+            tables,
             copied_to: 0,
             next_edit: 0,
             scratch: Vec::new(),
         }
+    }
+
+    /// The table, column and row of a value, as the audit log names them.
+    fn cell(&self, table: u32, column: u32, row: u32) -> Option<Cell> {
+        let names = self.tables.get(table as usize)?;
+        let row = self.lexed.rows.get(row as usize)?;
+        let key = self.lexed.keys.get(row.key.clone()).unwrap_or_default();
+        Some(Cell {
+            table: names.name.clone(),
+            column: names.columns.get(column as usize)?.clone(),
+            row: RowId::new(&names.primary_key, row.ordinal, key),
+        })
     }
 
     /// The value that holds the whole of `run`, if any (text, or binary).
@@ -97,29 +166,38 @@ impl<'a, W: Write> DumpSink<'a, W> {
             .filter(|v| v.span.start <= run.span.start && run.span.end <= v.span.end)
     }
 
-    /// Writes the input up to `to`, with the edits that lie before it.
-    fn copy_to(&mut self, input: &[u8], to: usize) -> io::Result<()> {
-        let Some(out) = self.out.as_deref_mut() else {
-            return Ok(());
-        };
+    /// Writes the input up to `to`, with the edits that lie before it (and logs them).
+    fn copy_to(&mut self, input: &[u8], to: usize) -> Result<(), Failed> {
         while let Some(edit) = self.lexed.edits.get(self.next_edit)
             && edit.span.start < to
         {
-            out.write_all(&input[self.copied_to..edit.span.start])?;
-            out.write_all(edit.text.as_bytes())?;
+            if let Some(audit) = self.audit.as_deref_mut() {
+                let replacement = edit.text.as_bytes();
+                audit
+                    .rewrite(input, edit.span.clone(), replacement)
+                    .map_err(Failed::Audit)?;
+            }
+            if let Some(out) = self.out.as_deref_mut() {
+                out.write_all(&input[self.copied_to..edit.span.start])
+                    .and_then(|()| out.write_all(edit.text.as_bytes()))
+                    .map_err(Failed::Output)?;
+            }
             self.copied_to = edit.span.end;
             self.next_edit += 1;
         }
-        out.write_all(&input[self.copied_to..to])?;
+        if let Some(out) = self.out.as_deref_mut() {
+            out.write_all(&input[self.copied_to..to])
+                .map_err(Failed::Output)?;
+        }
         self.copied_to = to;
         Ok(())
     }
 }
 
 impl<W: Write> Sink for DumpSink<'_, W> {
-    type Error = io::Error;
+    type Error = Failed;
 
-    fn run(&mut self, input: &[u8], run: &Run<'_>) -> io::Result<()> {
+    fn run(&mut self, input: &[u8], run: &Run<'_>) -> Result<(), Failed> {
         let value = self.value_of(run);
         let run = Run {
             span: run.span.clone(),
@@ -161,19 +239,37 @@ impl<W: Write> Sink for DumpSink<'_, W> {
                 }
             }
         }
-        if run.repaired && self.out.is_some() {
+        if run.repaired {
             self.copy_to(input, run.span.start)?;
-            self.scratch.clear();
-            run.write_replacement(&mut self.scratch);
+        }
+        let cell = match value {
+            Some(&Value {
+                place: Place::Cell { table, column, row },
+                ..
+            }) if run.repaired && self.audit.is_some() => self.cell(table, column, row),
+            _ => None,
+        };
+        if let Some(audit) = self.audit.as_deref_mut() {
+            audit
+                .run(input, &run, cell.as_ref())
+                .map_err(Failed::Audit)?;
+        }
+        if run.repaired {
             if let Some(out) = self.out.as_deref_mut() {
-                out.write_all(&self.scratch)?;
+                self.scratch.clear();
+                run.write_replacement(&mut self.scratch);
+                out.write_all(&self.scratch).map_err(Failed::Output)?;
             }
             self.copied_to = run.span.end;
         }
         Ok(())
     }
 
-    fn end(&mut self, input: &[u8]) -> io::Result<()> {
-        self.copy_to(input, input.len())
+    fn end(&mut self, input: &[u8]) -> Result<(), Failed> {
+        self.copy_to(input, input.len())?;
+        match self.audit.as_deref_mut() {
+            Some(audit) => audit.end(input).map_err(Failed::Audit),
+            None => Ok(()),
+        }
     }
 }

@@ -15,7 +15,7 @@
 
 use std::ops::Range;
 
-use memchr::{memchr, memchr2};
+use memchr::{memchr, memchr2, memchr3};
 
 use crate::charset::SqlDialect;
 
@@ -131,6 +131,34 @@ pub(crate) fn string_body(buf: &[u8], from: usize, quote: u8, backslash: bool, l
             };
         }
         at = (k + 2).min(buf.len());
+    }
+}
+
+/// Finds the end of a field of a PostgreSQL `COPY` block (text format) that starts at `from`:
+/// the first tab or newline no backslash escapes. `Closed` stops at that byte, which the
+/// caller reads next. pg_dump writes a tab or a newline of the data as `\t` and `\n`, but
+/// `COPY FROM` also takes a backslash followed by the byte itself as data, so a backslash
+/// always escapes the byte after it (`\\` then a tab: a backslash, then the next field).
+pub(crate) fn copy_field_body(buf: &[u8], from: usize, last: bool) -> Body {
+    let mut at = from;
+    loop {
+        let Some(offset) = memchr3(b'\t', b'\n', b'\\', &buf[at..]) else {
+            return Body::Open;
+        };
+        let k = at + offset;
+        if buf[k] != b'\\' {
+            return Body::Closed {
+                content_end: k,
+                next: k,
+            };
+        }
+        if k + 1 == buf.len() {
+            return match last {
+                true => Body::Open,
+                false => Body::NeedMore(k),
+            };
+        }
+        at = k + 2;
     }
 }
 
@@ -596,6 +624,25 @@ mod tests {
                 ";"
             ]
         );
+    }
+
+    #[test]
+    fn copy_fields_end_at_a_tab_or_newline_no_backslash_escapes() {
+        let closed = |k| Body::Closed {
+            content_end: k,
+            next: k,
+        };
+        assert_eq!(copy_field_body(b"ab\tc", 0, false), closed(2));
+        assert_eq!(copy_field_body(b"ab\ncd", 1, false), closed(2));
+        // A backslash and the byte itself are data; two backslashes are one.
+        assert_eq!(copy_field_body(b"a\\\tb\n", 0, false), closed(4));
+        assert_eq!(copy_field_body(b"a\\\nb\tc", 0, false), closed(4));
+        assert_eq!(copy_field_body(b"a\\\\\tb", 0, false), closed(3));
+        assert_eq!(copy_field_body(b"\\N\t", 0, false), closed(2));
+        // A backslash last in the buffer needs the byte after it.
+        assert_eq!(copy_field_body(b"ab\\", 0, false), Body::NeedMore(2));
+        assert_eq!(copy_field_body(b"ab\\", 0, true), Body::Open);
+        assert_eq!(copy_field_body(b"ab\\\\", 0, false), Body::Open);
     }
 
     #[test]

@@ -9,18 +9,20 @@
 //! the other.
 
 pub mod blocks;
+mod direct;
 pub mod replace;
 pub mod transcode;
 pub mod walk;
 
+use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::ops::Range;
+use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-
-use rayon::prelude::*;
+use std::sync::{Mutex, mpsc};
+use std::time::Duration;
 
 use crate::error::Error;
 use crate::mojibake::counts::CountingSink;
@@ -136,34 +138,32 @@ fn for_each_block<T: Send>(
     match input.open(options.mmap)? {
         Source::Map { map, file } => {
             let ranges = block_ranges(&map, readings);
-            // A window of a few blocks per thread keeps every thread busy and bounds memory.
-            let window = 2 * rayon::current_num_threads().max(1);
-            for ranges in ranges.chunks(window) {
-                let results: Vec<T> = ranges
-                    .par_iter()
-                    .map(|range| {
-                        still_there(&file, &path, range.end)?;
-                        process(&map[range.clone()], range.start as u64)
-                    })
-                    .collect::<Result<_, Error>>()?;
-                for (range, result) in ranges.iter().zip(results) {
+            in_order_in_parallel(
+                ranges.len(),
+                |index| {
+                    let range = ranges[index].clone();
+                    still_there(&file, &path, range.end)?;
+                    process(&map[range.clone()], range.start as u64)
+                },
+                |index, result| {
+                    let range = ranges[index].clone();
                     consume(&map[range.clone()], range.start as u64, result)?;
                     done(range.len());
-                }
-                let (start, end) = (ranges[0].start, ranges[ranges.len() - 1].end);
-                // SAFETY: the map is a read-only, file-backed mapping, so dropping its pages
-                // loses nothing: a page touched again is read back from the file. None of these
-                // is touched again; dropping them keeps the resident memory at one window
-                // instead of the whole file. A failure only means they stay resident.
-                let _ = unsafe {
-                    map.unchecked_advise_range(
-                        memmap2::UncheckedAdvice::DontNeed,
-                        start,
-                        end - start,
-                    )
-                };
-            }
-            Ok(())
+                    // SAFETY: the map is a read-only, file-backed mapping, so dropping its
+                    // pages loses nothing: a page touched again is read back from the file.
+                    // None of these is touched again; dropping them keeps the resident memory
+                    // at a few blocks instead of the whole file. A failure only means they
+                    // stay resident.
+                    let _ = unsafe {
+                        map.unchecked_advise_range(
+                            memmap2::UncheckedAdvice::DontNeed,
+                            range.start,
+                            range.len(),
+                        )
+                    };
+                    Ok(())
+                },
+            )
         }
         Source::File { file, len } => {
             let mut read = 0u64;
@@ -186,6 +186,70 @@ fn for_each_block<T: Send>(
             done(block.len());
             Ok(())
         }),
+    }
+}
+
+/// Runs `process` on items `0..count` on the thread pool and hands each result to `consume`
+/// on this thread, in order, as soon as it and all before it are done; at most a few items per
+/// thread are processed ahead of the one consumed, which bounds memory. Consuming (writing,
+/// merging) goes on while the pool processes the next items: no barrier between the two.
+/// After an error nothing more is started; it is returned once the items under way are done.
+fn in_order_in_parallel<T: Send>(
+    count: usize,
+    process: impl Fn(usize) -> Result<T, Error> + Sync,
+    mut consume: impl FnMut(usize, T) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let ahead = 2 * rayon::current_num_threads().max(1);
+    type Outcome<T> = std::thread::Result<Result<T, Error>>;
+    let (finished, results) = mpsc::channel::<(usize, Outcome<T>)>();
+    let process = &process;
+    rayon::in_place_scope(|scope| {
+        let mut waiting: BTreeMap<usize, T> = BTreeMap::new();
+        let mut started = 0;
+        for next in 0..count {
+            while started < count && started < next + ahead {
+                let index = started;
+                let finished = finished.clone();
+                scope.spawn(move |_| {
+                    // A panic is sent on too, so that this thread never waits for a result
+                    // that will not come; it is resumed there. The receiver lives until the
+                    // scope ends, so the send cannot fail.
+                    let outcome = panic::catch_unwind(AssertUnwindSafe(|| process(index)));
+                    let _ = finished.send((index, outcome));
+                });
+                started += 1;
+            }
+            let result = loop {
+                if let Some(result) = waiting.remove(&next) {
+                    break result;
+                }
+                if let Some((index, outcome)) = next_result(&results) {
+                    match outcome {
+                        Ok(Ok(result)) => waiting.insert(index, result),
+                        Ok(Err(error)) => return Err(error),
+                        Err(payload) => panic::resume_unwind(payload),
+                    };
+                }
+            };
+            consume(next, result)?;
+        }
+        Ok(())
+    })
+}
+
+/// The next result sent to `results`, waited for without starving the pool: on one of its
+/// threads (files fixed in parallel), the wait runs queued tasks, which may be the very blocks
+/// awaited, instead of blocking a thread they need. `None` when nothing came yet.
+fn next_result<M>(results: &mpsc::Receiver<M>) -> Option<M> {
+    if let Ok(message) = results.try_recv() {
+        return Some(message);
+    }
+    match rayon::yield_now() {
+        Some(rayon::Yield::Executed) => None,
+        // Every queued task is taken: the awaited ones are running on other threads.
+        Some(rayon::Yield::Idle) => results.recv_timeout(Duration::from_millis(1)).ok(),
+        // Not a pool thread: blocking takes no thread from the pool.
+        None => results.recv().ok(),
     }
 }
 
@@ -463,10 +527,13 @@ pub fn write_to_path<T>(
         Input::Stdin => replace::permissions_of(target).ok(),
     };
     let replacement = Replacement::beside(target).map_err(write_error)?;
-    let result = write(&mut io::BufWriter::with_capacity(
-        1 << 20,
-        replacement.file(),
-    ))?;
+    let file = replacement.file();
+    let result = std::thread::scope(|scope| {
+        let mut out = direct::ChunkedWriter::start(scope, file);
+        let result = write(&mut out)?;
+        out.finish().map_err(write_error)?;
+        Ok::<T, Error>(result)
+    })?;
     if in_place && !changed(&result) {
         return Ok((result, Written::Unchanged)); // the temporary file is removed on drop
     }
