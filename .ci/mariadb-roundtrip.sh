@@ -16,29 +16,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-say() { printf '== %s\n' "$*" >&2; }
+source .ci/lib.sh
 
 # ---- MariaDB, installed without a service
 if ! command -v mariadb-install-db >/dev/null || ! command -v mariadb-dump >/dev/null; then
-    if [[ $(id -u) -ne 0 ]]; then
-        echo "MariaDB is missing and only root can install it (apt-get install mariadb-server mariadb-client)" >&2
-        exit 2
-    fi
-    say "installing mariadb-server and mariadb-client"
-    # Packages must not start a server: deny every service start while they install.
-    policy=/usr/sbin/policy-rc.d
-    created_policy=""
-    if [[ ! -e $policy ]]; then
-        printf '#!/bin/sh\nexit 101\n' >"$policy"
-        chmod +x "$policy"
-        created_policy=$policy
-    fi
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        mariadb-server mariadb-client >/dev/null
-    if [[ -n $created_policy ]]; then
-        rm -f "$created_policy"
-    fi
+    install_without_service MariaDB mariadb-server mariadb-client
     if pgrep -x mariadbd >/dev/null; then
         echo "warning: a MariaDB service is running (not started by this script; left alone)" >&2
     fi

@@ -23,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-say() { printf '== %s\n' "$*" >&2; }
+source .ci/lib.sh
 
 # ---- PostgreSQL, installed without a service
 server_bin() {
@@ -32,25 +32,7 @@ server_bin() {
 }
 bin=$(server_bin)
 if [[ -z $bin ]]; then
-    if [[ $(id -u) -ne 0 ]]; then
-        echo "PostgreSQL is missing and only root can install it (apt-get install postgresql)" >&2
-        exit 2
-    fi
-    say "installing postgresql"
-    # Packages must not start a server: deny every service start while they install.
-    policy=/usr/sbin/policy-rc.d
-    created_policy=""
-    if [[ ! -e $policy ]]; then
-        printf '#!/bin/sh\nexit 101\n' >"$policy"
-        chmod +x "$policy"
-        created_policy=$policy
-    fi
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        postgresql >/dev/null
-    if [[ -n $created_policy ]]; then
-        rm -f "$created_policy"
-    fi
+    install_without_service PostgreSQL postgresql
     if pgrep -x postgres >/dev/null; then
         echo "warning: a PostgreSQL service is running (not started by this script; left alone)" >&2
     fi
