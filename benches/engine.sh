@@ -17,14 +17,7 @@ data="${DATA:-$root/benches/data}"
 runs="${RUNS:-5}"
 mkdir -p "$data"
 
-need() {
-    command -v "$1" >/dev/null 2>&1 && return
-    if [[ $(id -u) -ne 0 ]]; then
-        echo "engine.sh: $1 is missing; install the Debian package $2" >&2
-        exit 1
-    fi
-    apt-get update -qq && apt-get install -y -qq "$2" >/dev/null
-}
+source "$here/lib.sh"
 need hyperfine hyperfine
 
 (cd "$root" && cargo build --release --quiet)

@@ -4,6 +4,8 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
+use crate::engine::transcode::Legacy;
+
 #[derive(Debug)]
 pub enum Error {
     /// The input could not be opened.
@@ -22,6 +24,9 @@ pub enum Error {
     Walk { path: PathBuf, message: String },
     /// The command line asks for something that cannot be done.
     Usage(String),
+    /// The input is not UTF-8 but in another encoding, found while it was processed (see
+    /// [`crate::engine::Utf8Gate`]); nothing was written from it.
+    NotUtf8 { path: PathBuf, legacy: Legacy },
 }
 
 impl fmt::Display for Error {
@@ -47,6 +52,9 @@ impl fmt::Display for Error {
             }
             Error::Walk { path, message } => write!(f, "{}: {message}", path.display()),
             Error::Usage(message) => write!(f, "{message}"),
+            Error::NotUtf8 { path, legacy } => {
+                write!(f, "{}: not UTF-8 ({})", path.display(), legacy.describe())
+            }
         }
     }
 }
@@ -57,7 +65,10 @@ impl std::error::Error for Error {
             Error::Open { source, .. }
             | Error::Read { source, .. }
             | Error::Write { source, .. } => Some(source),
-            Error::Usage(_) | Error::Truncated { .. } | Error::Walk { .. } => None,
+            Error::Usage(_)
+            | Error::Truncated { .. }
+            | Error::Walk { .. }
+            | Error::NotUtf8 { .. } => None,
         }
     }
 }

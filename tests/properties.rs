@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use undouble::mojibake::codepage::{CodePage, LATIN1, WINDOWS_1252, garble};
-use undouble::mojibake::{Readings, Run, Scanner, Sink, Strictness, repair};
+use undouble::mojibake::{Readings, RepairPatches, Run, Scanner, Sink, Strictness, repair};
 
 /// Words of real text in several scripts, lowercase Latin words among them; joined by spaces
 /// and punctuation they make "clean multilingual text".
@@ -149,7 +149,8 @@ proptest! {
     }
 
     /// Arbitrary bytes: no panic, and the output is the input with exactly the reported runs
-    /// replaced; every other byte (invalid UTF-8, NUL, CR/LF) is kept.
+    /// replaced; every other byte (invalid UTF-8, NUL, CR/LF) is kept. The same output whether
+    /// repaired into a copy or written from the input and patches (as `fix` writes files).
     #[test]
     fn arbitrary_bytes_change_only_in_repaired_runs(
         bytes in prop::collection::vec(
@@ -177,6 +178,12 @@ proptest! {
         expected.extend_from_slice(&bytes[at..]);
         let repaired = repair(&scanner, &bytes);
         prop_assert_eq!(repaired.as_ref(), expected.as_slice());
+        let mut patches = RepairPatches::default();
+        let Ok(()) = scanner.scan(&bytes, &mut patches);
+        let mut patched = Vec::new();
+        prop_assert!(patches.write_patched(&bytes, &mut patched).is_ok());
+        prop_assert_eq!(patched, expected);
+        prop_assert_eq!(patches.changed(), !spans.0.is_empty());
         if !bytes.contains(&0xC3) {
             prop_assert_eq!(repaired.as_ref(), bytes.as_slice());
         }

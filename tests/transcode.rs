@@ -316,3 +316,86 @@ fn transcode_is_refused_with_audit_and_on_standard_input() {
     assert!(stderr(&output).contains("--transcode needs regular files"));
     assert!(output.stdout.is_empty());
 }
+
+/// A file that turns out to be Windows-1252 only after 20 MB of UTF-8 (mostly ASCII, with a
+/// double-encoded word per megabyte): `fix` into a file finds out while repairing it, so what
+/// it had written is dropped, and the verdict is the one a first pass would have given.
+#[test]
+fn legacy_text_found_late_leaves_no_partial_repair() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let megabyte = format!(
+        "{}caf\u{C3}\u{A9}\n",
+        "a plain line of text\n".repeat(50_000)
+    );
+    let prefix = megabyte.repeat(20);
+    let mut original = prefix.clone().into_bytes();
+    original.extend(encode(encoding_rs::WINDOWS_1252, &FRENCH.repeat(50)));
+    let legacy = write(dir.path(), "late.txt", &original);
+    let out = dir.path().join("out.txt");
+    let expected_message = format!(
+        "late.txt: skipped: not UTF-8 (looks like windows-1252; first invalid byte at offset {})",
+        prefix.len() + FRENCH.find('é').expect("an é")
+    );
+
+    for destination in [vec!["-o", path_str(&out)], vec!["--in-place"], vec![]] {
+        let mut args = vec!["fix", path_str(&legacy)];
+        args.extend(&destination);
+        let output = run(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{destination:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(&expected_message),
+            "{destination:?}: {}",
+            stderr(&output)
+        );
+        assert!(output.stdout.is_empty(), "{destination:?}: nothing written");
+        assert_eq!(
+            read(&legacy),
+            original,
+            "{destination:?}: the file is left alone"
+        );
+        assert_eq!(names_in(dir.path()), ["late.txt"], "{destination:?}");
+    }
+
+    let output = run(&[
+        "fix",
+        "--transcode",
+        path_str(&legacy),
+        "-o",
+        path_str(&out),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let (decoded, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&original);
+    assert_eq!(
+        read(&out),
+        decoded.as_bytes(),
+        "converted whole, not repaired in part"
+    );
+}
+
+/// Stray bytes 20 MB into a UTF-8 file do not stop its repair: the judgement made on the way
+/// lets the fix go on, and everything before and after them is repaired.
+#[test]
+fn a_stray_byte_found_late_does_not_stop_the_repair() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let megabyte = |word: &str| format!("{}{word}\n", "plain text\n".repeat(90_000));
+    let stray = b"a cut character \xE2\x82 here\n";
+    let with_stray = |word: &str| {
+        let mut bytes = megabyte(word).repeat(20).into_bytes();
+        bytes.extend(stray);
+        bytes.extend(megabyte(word).repeat(2).into_bytes());
+        bytes
+    };
+    let original = with_stray("caf\u{C3}\u{A9} d\u{C3}\u{A9}j\u{C3}\u{A0}");
+    let file = write(dir.path(), "stray.txt", &original);
+    let out = dir.path().join("out.txt");
+
+    let output = run(&["fix", path_str(&file), "-o", path_str(&out)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let expected = with_stray("café déjà");
+    assert_eq!(read(&out), expected);
+}

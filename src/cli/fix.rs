@@ -1,7 +1,9 @@
 //! `undouble fix`: repairs inputs to standard output, to a file, in place, or into a mirror of
 //! the input tree.
 //!
-//! Every file is first classified ([`transcode::classify`]): a file that is not UTF-8 has
+//! Every file is classified ([`transcode::classify`]; when the repair goes to a temporary file,
+//! by its start and then at its first invalid byte during the repair, which is dropped if the
+//! file is legacy): a file that is not UTF-8 has
 //! nothing to repair, so it is skipped and named with the encoding it seems to be in, or, with
 //! `--transcode`, converted to UTF-8 through the same destinations and atomic writes as a
 //! repair. A skipped legacy file is no error (like a skipped binary file): it leaves the exit
@@ -20,9 +22,9 @@ use super::{Detection, Outcome};
 use crate::Error;
 use crate::audit::{AuditLevel, AuditLog};
 use crate::dump::{self, DumpOptions, Format};
-use crate::engine::transcode::{self, Legacy, OnMalformed, TextKind, Transcoded};
+use crate::engine::transcode::{self, Head, Legacy, OnMalformed, TextKind, Transcoded};
 use crate::engine::walk::Found;
-use crate::engine::{self, Input, Written};
+use crate::engine::{self, EngineOptions, Input, Written};
 use crate::mojibake::{Counts, Scanner};
 use crate::report::{self, thousands};
 
@@ -247,12 +249,33 @@ fn fix_one(
     audit: Option<&Mutex<AuditLog>>,
 ) -> Fixed {
     prepared.show(&found.input);
-    match transcode::classify(&found.input, scanner.readings(), &prepared.engine) {
+    let destination = match destination(args, found) {
+        Ok(destination) => destination,
+        Err(error) => return Fixed::Failed(error),
+    };
+    let mut engine = prepared.engine.clone();
+    // A fix into a temporary file (or nowhere) judges the file's first invalid byte as it
+    // comes to it, and drops what it wrote when the file turns out to be legacy: one pass over
+    // a UTF-8 file instead of two. Standard output shows every byte as soon as it is written,
+    // and an audit log records changes as they are made, so those classify the file first.
+    let judge_while_fixing = audit.is_none() && !matches!(destination, Destination::Stdout);
+    let kind = match judge_while_fixing {
+        true => transcode::classify_by_head(&found.input).map(|head| match head {
+            Head::Undecided(path) => {
+                engine.utf8_gate = Some(transcode::utf8_gate(path));
+                TextKind::Utf8
+            }
+            Head::Decided(kind) => kind,
+        }),
+        false => transcode::classify(&found.input, scanner.readings(), &engine),
+    };
+    let legacy = |legacy| match args.transcode {
+        true => transcode_one(args, scanner, prepared, found, legacy),
+        false => Fixed::SkippedLegacy(legacy),
+    };
+    match kind {
         Ok(TextKind::Binary) if prepared.skip_binary => return Fixed::SkippedBinary,
-        Ok(TextKind::Legacy(legacy)) if !args.transcode => return Fixed::SkippedLegacy(legacy),
-        Ok(TextKind::Legacy(legacy)) => {
-            return transcode_one(args, scanner, prepared, found, legacy);
-        }
+        Ok(TextKind::Legacy(found_legacy)) => return legacy(found_legacy),
         Ok(TextKind::Unexamined) if args.transcode => {
             let message = "--transcode needs regular files: this input cannot be read twice, \
                            to tell a legacy encoding from UTF-8 before converting it";
@@ -265,40 +288,57 @@ fn fix_one(
         Ok(TextKind::Utf8 | TextKind::Binary | TextKind::Unexamined) => {}
         Err(error) => return Fixed::Failed(error),
     }
+    match repair_one(args, scanner, &engine, found, destination, audit) {
+        Ok((counts, written, more)) => Fixed::Done(Box::new(counts), written, more),
+        Err(Error::NotUtf8 {
+            legacy: found_legacy,
+            ..
+        }) => legacy(found_legacy),
+        Err(error) => Fixed::Failed(error),
+    }
+}
+
+/// Repairs one UTF-8 input (a dump as a dump) into `destination`, logged in `audit` if
+/// there is one. Returns the counts, what became of the target, and more to tell.
+fn repair_one(
+    args: &FixArgs,
+    scanner: &Scanner,
+    engine: &EngineOptions,
+    found: &Found,
+    destination: Destination,
+    audit: Option<&Mutex<AuditLog>>,
+) -> Result<(Counts, Written, String), Error> {
     let mut log = match audit.map(Mutex::lock) {
         None => None,
         Some(Ok(log)) => Some(log),
-        Some(Err(_)) => return Fixed::Failed(Error::Usage("the audit log was poisoned".into())),
+        Some(Err(_)) => return Err(Error::Usage("the audit log was poisoned".into())),
     };
-    match dump::dialect_of(&found.input, args.format) {
-        Ok(Some(dialect)) => {
+    let input = &found.input;
+    match dump::dialect_of(input, args.format)? {
+        Some(dialect) => {
             let log = log.as_deref_mut();
-            return match fix_dump_one(args, scanner, prepared, found, dialect, log) {
-                Ok((counts, written, more)) => Fixed::Done(Box::new(counts), written, more),
-                Err(error) => Fixed::Failed(error),
-            };
+            return fix_dump_one(args, scanner, engine, input, destination, dialect, log);
         }
-        Ok(None) if args.convert_charset.is_some() => {
+        None if args.convert_charset.is_some() => {
             let message = format!(
                 "{}: --convert-charset needs a SQL dump, and this input has no dump header \
                  (--format sql reads it as one)",
-                found.input.display_path().display()
+                input.display_path().display()
             );
-            return Fixed::Failed(Error::Usage(message));
+            return Err(Error::Usage(message));
         }
-        Ok(None) => {}
-        Err(error) => return Fixed::Failed(error),
+        None => {}
     }
-    let input = &found.input;
-    let result = destination(args, found).and_then(|destination| match destination {
-        Destination::Nowhere => engine::scan_input(scanner, input, &prepared.engine)
-            .map(|counts| (counts, Written::Unchanged)),
+    let (counts, written) = match destination {
+        Destination::Nowhere => {
+            engine::scan_input(scanner, input, engine).map(|counts| (counts, Written::Unchanged))
+        }
         Destination::Stdout => {
             let out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
             let stdout = Path::new("<stdout>");
             match log.as_deref_mut() {
                 Some(log) => log.fix_input(input, out, stdout),
-                None => engine::fix_input(scanner, input, out, stdout, &prepared.engine),
+                None => engine::fix_input(scanner, input, out, stdout, engine),
             }
             .map(|counts| (counts, Written::Replaced))
         }
@@ -308,15 +348,12 @@ fn fix_one(
                 Some(log) => log.fix_to_path(input, &target),
                 None => {
                     let backup = args.backup.as_deref();
-                    engine::fix_to_path(scanner, input, &target, backup, &prepared.engine)
+                    engine::fix_to_path(scanner, input, &target, backup, engine)
                 }
             }
         }
-    });
-    match result {
-        Ok((counts, written)) => Fixed::Done(Box::new(counts), written, String::new()),
-        Err(error) => Fixed::Failed(error),
-    }
+    }?;
+    Ok((counts, written, String::new()))
 }
 
 /// Converts one legacy file to UTF-8 into its destination: from the encoding of its byte order
@@ -428,8 +465,9 @@ fn create_parent(target: &Path) -> Result<(), Error> {
 fn fix_dump_one(
     args: &FixArgs,
     scanner: &Scanner,
-    prepared: &Prepared,
-    found: &Found,
+    engine: &EngineOptions,
+    input: &Input,
+    destination: Destination,
     dialect: crate::charset::SqlDialect,
     log: Option<&mut AuditLog>,
 ) -> Result<(Counts, Written, String), Error> {
@@ -437,9 +475,7 @@ fn fix_dump_one(
         dialect,
         convert_charset: args.convert_charset,
     };
-    let input = &found.input;
-    let engine = &prepared.engine;
-    let (mut report, written) = match destination(args, found)? {
+    let (mut report, written) = match destination {
         Destination::Nowhere => {
             let (report, _) = dump::scan_dump(scanner, input, &options, engine, 0)?;
             (report, Written::Unchanged)

@@ -92,6 +92,7 @@ impl Selection {
             engine: EngineOptions {
                 mmap: !self.no_mmap,
                 progress,
+                utf8_gate: None,
             },
             pool,
             skip_binary: !self.binary,

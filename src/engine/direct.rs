@@ -29,8 +29,8 @@ const ALIGN: usize = 4096;
 /// that the few in flight cost little memory.
 const CHUNK: usize = 8 << 20;
 
-/// Chunks in existence: one being filled, one queued, one being written.
-const CHUNKS: usize = 8;
+/// Chunks in existence, at most: one being filled, two queued, one being written.
+const CHUNKS: usize = 4;
 
 /// A buffer whose contents start at an [`ALIGN`]ed address, with room for one [`CHUNK`].
 struct AlignedChunk {

@@ -2,7 +2,7 @@
 //! blocks, and collects counts or writes the repaired bytes.
 //!
 //! A memory-mapped file is cut into blocks once ([`blocks`]), the blocks are scanned in
-//! parallel with `rayon` a window at a time, and their results are consumed in input order, so
+//! parallel with `rayon`, a few per thread ahead, and their results are consumed in input order, so
 //! memory stays at a few blocks whatever the file's size, and every count, offset and byte of
 //! output is the same whatever the number of threads: the blocks, and so the scanner's
 //! context, never depend on it. Standard input and pipes are read in the same blocks, one after
@@ -21,12 +21,13 @@ use std::io::{self, Read, Write};
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, mpsc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use crate::error::Error;
 use crate::mojibake::counts::CountingSink;
-use crate::mojibake::{Counts, Readings, RepairWriter, Run, Scanner, Sink};
+use crate::mojibake::{Counts, Readings, RepairPatches, Run, Scanner, Sink};
 use replace::Replacement;
 
 /// Where bytes come from: a file, or standard input (`-`).
@@ -95,6 +96,8 @@ pub struct EngineOptions {
     pub mmap: bool,
     /// Advanced by the number of bytes done, as blocks are finished.
     pub progress: Option<indicatif::ProgressBar>,
+    /// Judges the first byte of the input that is not well-formed UTF-8, if there is one.
+    pub utf8_gate: Option<Utf8Gate>,
 }
 
 impl Default for EngineOptions {
@@ -102,7 +105,40 @@ impl Default for EngineOptions {
         EngineOptions {
             mmap: true,
             progress: None,
+            utf8_gate: None,
         }
+    }
+}
+
+/// A judgement on the first byte of an input that is not well-formed UTF-8, made during the
+/// pass that processes the input instead of in a pass of its own before it: `fix` writing to a
+/// temporary file learns that a file is in a legacy encoding where its first invalid byte is
+/// ([`transcode::utf8_gate`]), and drops what it wrote. The gate is called with that byte's
+/// offset, at most once per input, before the block holding it is consumed; an error stops the
+/// pass. Every block is validated (in parallel, while it is in cache) until then.
+#[derive(Clone)]
+pub struct Utf8Gate(Arc<dyn Fn(u64) -> Result<(), Error> + Send + Sync>);
+
+impl Utf8Gate {
+    pub fn new(judge: impl Fn(u64) -> Result<(), Error> + Send + Sync + 'static) -> Utf8Gate {
+        Utf8Gate(Arc::new(judge))
+    }
+}
+
+impl std::fmt::Debug for Utf8Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Utf8Gate")
+    }
+}
+
+/// The offset of the first byte of `block` (at `base` in its input) that is not well-formed
+/// UTF-8. Blocks are cut between characters, so a block of a valid input is valid on its own.
+fn first_invalid_in(block: &[u8], base: u64) -> Option<u64> {
+    match simdutf8::basic::from_utf8(block) {
+        Ok(_) => None,
+        Err(_) => simdutf8::compat::from_utf8(block)
+            .err()
+            .map(|error| base + error.valid_up_to() as u64),
     }
 }
 
@@ -121,7 +157,8 @@ enum Source {
 }
 
 /// Runs `process` on every block of `input` (in parallel when the input is mapped) and hands
-/// each result to `consume` in input order, with the block and its offset.
+/// each result to `consume` in input order, with the block and its offset; with a
+/// [`Utf8Gate`], the gate first, before the block holding the first invalid byte.
 fn for_each_block<T: Send>(
     input: &Input,
     readings: &Readings,
@@ -129,6 +166,31 @@ fn for_each_block<T: Send>(
     process: impl Fn(&[u8], u64) -> Result<T, Error> + Sync,
     mut consume: impl FnMut(&[u8], u64, T) -> Result<(), Error>,
 ) -> Result<(), Error> {
+    let gate = options.utf8_gate.as_ref();
+    // Set once the gate has judged (or when there is none): no block is validated after it.
+    let judged = AtomicBool::new(gate.is_none());
+    let process = |block: &[u8], base| {
+        let invalid_at = match judged.load(Ordering::Relaxed) {
+            true => None,
+            false => first_invalid_in(block, base),
+        };
+        Ok((invalid_at, process(block, base)?))
+    };
+    let mut consume = |block: &[u8], base, (invalid_at, result)| {
+        // Blocks are consumed in order, so the first invalid block consumed holds the input's
+        // first invalid byte: every block before it was validated before it was consumed.
+        if let (Some(at), Some(gate)) = (invalid_at, gate)
+            && !judged.swap(true, Ordering::Relaxed)
+            && let Err(error) = (gate.0)(at)
+        {
+            // The input is read again or skipped: take back what the bar counted of it.
+            if let Some(progress) = &options.progress {
+                progress.dec(base);
+            }
+            return Err(error);
+        }
+        consume(block, base, result)
+    };
     let path = input.display_path();
     let done = |bytes: usize| {
         if let Some(progress) = &options.progress {
@@ -404,9 +466,6 @@ pub fn fix_input<W: Write>(
         source,
     };
     let mut total = Counts::default();
-    // Output buffers go back to this pool once written, so that a long run reuses a window's
-    // worth of them instead of faulting in fresh pages for every block.
-    let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
     for_each_block(
         input,
         scanner.readings(),
@@ -414,31 +473,21 @@ pub fn fix_input<W: Write>(
         |block, base| {
             let mut counts = Counts::default();
             counts.observe_bytes(block, base);
-            let mut buffer = spare
-                .lock()
-                .ok()
-                .and_then(|mut s| s.pop())
-                .unwrap_or_default();
-            buffer.clear();
-            // Nothing is copied for a block with nothing to repair: it is written from the input.
-            let mut writer = RepairWriter::only_if_changed(buffer);
+            let mut patches = RepairPatches::default();
             let mut tee = Tee {
-                first: &mut writer,
+                first: &mut patches,
                 second: CountingSink {
                     counts: &mut counts,
                     base,
                 },
             };
-            scanner.scan(block, &mut tee).map_err(write_error)?;
-            let changed = writer.changed();
-            Ok((changed, writer.into_inner(), counts))
+            let Ok(()) = scanner.scan(block, &mut tee);
+            Ok((patches, counts))
         },
-        |block, _, (changed, buffer, counts)| {
-            out.write_all(if changed { &buffer } else { block })
+        |block, _, (patches, counts)| {
+            patches
+                .write_patched(block, &mut out)
                 .map_err(write_error)?;
-            if let Ok(mut spare) = spare.lock() {
-                spare.push(buffer);
-            }
             total.merge(counts);
             Ok(())
         },

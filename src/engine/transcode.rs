@@ -3,8 +3,9 @@
 //!
 //! `fix` repairs UTF-8 that went through a single-byte code page. A file that is not UTF-8 at
 //! all holds nothing of the kind: "repairing" it would leave it as it was and call it done. So
-//! `fix` first asks [`classify`] what a file is, skips legacy files by name, and with
-//! `--transcode` converts them instead ([`transcode_input`]). The question must be answered
+//! `fix` asks what a file is ([`classify`], or [`classify_by_head`] and then a [`utf8_gate`]
+//! during the repair itself), skips legacy files by name, and with `--transcode` converts them
+//! instead ([`transcode_input`]). The question must be answered
 //! cheaply on files of many gigabytes, and must not mistake a UTF-8 file with a truncated
 //! character for a legacy one: the non-ASCII bytes of legacy text are almost never well-formed
 //! UTF-8, while a damaged UTF-8 file has a few bad bytes among many good ones.
@@ -161,8 +162,30 @@ pub fn classify(
     readings: &Readings,
     options: &EngineOptions,
 ) -> Result<TextKind, Error> {
+    let path = match classify_by_head(input)? {
+        Head::Decided(kind) => return Ok(kind),
+        Head::Undecided(path) => path,
+    };
+    let Some(first_invalid) = first_invalid_offset(input, readings, options)? else {
+        return Ok(TextKind::Utf8);
+    };
+    judge_file(path, first_invalid)
+}
+
+/// What the start of a file tells of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Head<'a> {
+    /// Decided by the start alone: UTF-16/32, binary, or not a regular file.
+    Decided(TextKind),
+    /// UTF-8 unless the rest of the file says otherwise: its first invalid byte, if any, is
+    /// to be judged, by [`classify`]'s validation pass or by a [`utf8_gate`] on `path`.
+    Undecided(&'a Path),
+}
+
+/// The part of the rule that reads only the start of the file: rule 1, and binary.
+pub fn classify_by_head(input: &Input) -> Result<Head<'_>, Error> {
     let Input::File(path) = input else {
-        return Ok(TextKind::Unexamined);
+        return Ok(Head::Decided(TextKind::Unexamined));
     };
     let open_error = |source| Error::Open {
         path: path.clone(),
@@ -170,18 +193,41 @@ pub fn classify(
     };
     let mut file = File::open(path).map_err(open_error)?;
     if !file.metadata().map_err(open_error)?.is_file() {
-        return Ok(TextKind::Unexamined);
+        return Ok(Head::Decided(TextKind::Unexamined));
     }
     let head = read_range(&mut file, path, 0..SAMPLE_LIMIT as u64)?;
     if let Some(wide) = wide_unicode(&head) {
-        return Ok(TextKind::Legacy(wide));
+        return Ok(Head::Decided(TextKind::Legacy(wide)));
     }
     if super::looks_binary(input)? {
-        return Ok(TextKind::Binary);
+        return Ok(Head::Decided(TextKind::Binary));
     }
-    let Some(first_invalid) = first_invalid_offset(input, readings, options)? else {
-        return Ok(TextKind::Utf8);
-    };
+    Ok(Head::Undecided(path))
+}
+
+/// A gate ([`super::Utf8Gate`]) for a pass over the file at `path` that judges its first
+/// invalid byte by rule 2 and fails with [`Error::NotUtf8`] when the file is legacy. For a pass
+/// whose output becomes visible only at its end (a temporary file renamed into place), so that
+/// a legacy file costs the part read before its first invalid byte instead of a whole pass.
+pub fn utf8_gate(path: &Path) -> super::Utf8Gate {
+    let path = path.to_path_buf();
+    super::Utf8Gate::new(
+        move |first_invalid| match judge_file(&path, first_invalid)? {
+            TextKind::Legacy(legacy) => Err(Error::NotUtf8 {
+                path: path.clone(),
+                legacy,
+            }),
+            _ => Ok(()),
+        },
+    )
+}
+
+/// Rule 2 on the file at `path`, whose first invalid byte is at `first_invalid`.
+fn judge_file(path: &Path, first_invalid: u64) -> Result<TextKind, Error> {
+    let mut file = File::open(path).map_err(|source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let sample = gather_sample(first_invalid, |range| read_range(&mut file, path, range))?;
     Ok(judge(first_invalid, &sample))
 }
@@ -218,7 +264,7 @@ fn first_invalid_offset(
 ) -> Result<Option<u64>, Error> {
     let without_progress = EngineOptions {
         mmap: options.mmap,
-        progress: None,
+        ..EngineOptions::default()
     };
     let found = AtomicBool::new(false);
     let mut first = None;
@@ -226,15 +272,9 @@ fn first_invalid_offset(
         input,
         readings,
         &without_progress,
-        |block, base| {
-            // Blocks are cut between characters, so each is valid on its own when the file is.
-            let skip = found.load(Ordering::Relaxed) || simdutf8::basic::from_utf8(block).is_ok();
-            Ok(match skip {
-                true => None,
-                false => simdutf8::compat::from_utf8(block)
-                    .err()
-                    .map(|error| base + error.valid_up_to() as u64),
-            })
+        |block, base| match found.load(Ordering::Relaxed) {
+            true => Ok(None),
+            false => Ok(super::first_invalid_in(block, base)),
         },
         |_, _, invalid_at| {
             if first.is_none() && invalid_at.is_some() {

@@ -21,5 +21,5 @@ pub use codepage::{CodePage, ReadingMask, Readings};
 pub use counts::Counts;
 pub use matcher::{DoubleEncodedMatch, RepairedChar};
 pub use plausibility::{Evidence, Strictness, Verdict};
-pub use repair::{RepairWriter, repair};
+pub use repair::{RepairPatches, RepairWriter, repair};
 pub use scanner::{Run, Scanner, Sink};

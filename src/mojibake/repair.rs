@@ -1,10 +1,14 @@
-//! The repair sink: copies the input, putting the original text in place of every repaired run.
+//! The repair sinks: [`RepairWriter`] copies the input, putting the original text in place of
+//! every repaired run; [`RepairPatches`] only notes those replacements, for a caller that writes
+//! the input itself later and should not copy it twice.
 //!
 //! Every byte outside a repaired run is copied as it is — invalid UTF-8, NUL, CR/LF and all — so
 //! a repair changes exactly what the scan reported and nothing else.
 
 use std::borrow::Cow;
+use std::convert::Infallible;
 use std::io::{self, Write};
+use std::ops::Range;
 
 use super::scanner::{Run, Scanner, Sink};
 
@@ -14,7 +18,6 @@ pub struct RepairWriter<W> {
     copied_to: usize,
     scratch: Vec<u8>,
     changed: bool,
-    copy_unchanged: bool,
 }
 
 impl<W: Write> RepairWriter<W> {
@@ -24,16 +27,6 @@ impl<W: Write> RepairWriter<W> {
             copied_to: 0,
             scratch: Vec::new(),
             changed: false,
-            copy_unchanged: true,
-        }
-    }
-
-    /// A writer that writes nothing at all for a buffer with nothing to repair, for callers
-    /// that can use the input itself instead of a copy ([`RepairWriter::changed`] tells).
-    pub fn only_if_changed(out: W) -> RepairWriter<W> {
-        RepairWriter {
-            copy_unchanged: false,
-            ..RepairWriter::new(out)
         }
     }
 
@@ -64,11 +57,53 @@ impl<W: Write> Sink for RepairWriter<W> {
     }
 
     fn end(&mut self, input: &[u8]) -> io::Result<()> {
-        if self.changed || self.copy_unchanged {
-            self.out.write_all(&input[self.copied_to..])?;
-        }
+        self.out.write_all(&input[self.copied_to..])?;
         // The next buffer starts from its own beginning.
         self.copied_to = 0;
+        Ok(())
+    }
+}
+
+/// The repairs of one buffer as patches: each repaired run's span and its replacement, in
+/// order. A buffer is scanned into patches where it is in cache (on any thread), and written
+/// later, by [`RepairPatches::write_patched`], from the input and the patches: the input is
+/// copied once, into the output, instead of into a repaired copy first, and the patches of
+/// mostly clean text take a few bytes instead of a buffer's worth.
+#[derive(Debug, Default)]
+pub struct RepairPatches {
+    /// A repaired run's span in the buffer, and where its replacement is in `replacements`.
+    patches: Vec<(Range<usize>, Range<usize>)>,
+    replacements: Vec<u8>,
+}
+
+impl RepairPatches {
+    /// Whether any run was repaired.
+    pub fn changed(&self) -> bool {
+        !self.patches.is_empty()
+    }
+
+    /// Writes `input`, the buffer these patches were made from, with every patch applied.
+    pub fn write_patched(&self, input: &[u8], out: &mut impl Write) -> io::Result<()> {
+        let mut copied_to = 0;
+        for (span, replacement) in &self.patches {
+            out.write_all(&input[copied_to..span.start])?;
+            out.write_all(&self.replacements[replacement.clone()])?;
+            copied_to = span.end;
+        }
+        out.write_all(&input[copied_to..])
+    }
+}
+
+impl Sink for RepairPatches {
+    type Error = Infallible;
+
+    fn run(&mut self, _: &[u8], run: &Run<'_>) -> Result<(), Infallible> {
+        if run.repaired {
+            let start = self.replacements.len();
+            run.write_replacement(&mut self.replacements);
+            let replacement = start..self.replacements.len();
+            self.patches.push((run.span.clone(), replacement));
+        }
         Ok(())
     }
 }
