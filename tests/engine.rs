@@ -203,6 +203,73 @@ fn a_missing_file_fails_alone() {
     );
 }
 
+/// Runs `undouble ARGS` as an unprivileged user when the tests run as root (as in CI), for
+/// whom file permissions mean nothing: through `setpriv`, as `nobody`.
+#[cfg(unix)]
+fn run_unprivileged(args: &[&str]) -> std::process::Output {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|id| id.stdout.trim_ascii() == b"0");
+    let mut command = match root {
+        true => {
+            let mut setpriv = Command::new("setpriv");
+            setpriv.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+            setpriv.arg(env!("CARGO_BIN_EXE_undouble"));
+            setpriv
+        }
+        false => undouble(),
+    };
+    command.args(args).output().expect("the binary runs")
+}
+
+/// A file that cannot be read and a directory that cannot be written to: each is an error
+/// naming the file, the run goes on with the other files, and the exit status is 2.
+#[cfg(unix)]
+#[test]
+fn permission_denied_fails_each_file_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &Path, mode| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    mode(dir.path(), 0o777);
+    let sample = std::fs::read(corpus("dump-sample.sql")).expect("sample");
+    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    let writable = dir.path().join("writable");
+    let read_only = dir.path().join("read-only");
+    for sub in [&writable, &read_only] {
+        std::fs::create_dir(sub).expect("mkdir");
+    }
+    let good = writable.join("good.sql");
+    let unreadable = writable.join("unreadable.sql");
+    let in_read_only = read_only.join("stuck.sql");
+    for file in [&good, &unreadable, &in_read_only] {
+        std::fs::write(file, &sample).expect("write");
+        mode(file, 0o666);
+    }
+    mode(&writable, 0o777);
+    mode(&unreadable, 0o000);
+    mode(&read_only, 0o555);
+
+    let output = run_unprivileged(&["fix", "-q", "--in-place", path_str(dir.path())]);
+    mode(&unreadable, 0o644);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("unreadable.sql") && message.contains("ermission denied"),
+        "{message}"
+    );
+    assert!(message.contains("stuck.sql"), "{message}");
+    assert!(
+        std::fs::read(&good).expect("read") == expected,
+        "the other file is repaired"
+    );
+    assert!(std::fs::read(&unreadable).expect("read") == sample);
+    assert!(std::fs::read(&in_read_only).expect("read") == sample);
+    assert_eq!(std::fs::read_dir(&read_only).expect("list").count(), 1);
+}
+
 /// A full disk, simulated by a file-size limit: the error names the file, the target keeps
 /// its original bytes, no temporary file is left, the exit status is 2.
 #[cfg(unix)]
