@@ -95,6 +95,7 @@ fn scan_reports_every_table_and_column_in_json() {
     assert_eq!(file["double_encoded"], 3566);
     let report = &file["dump"];
     assert_eq!(report["dialect"], "mysql");
+    assert_eq!(report["binary_runs"], 0);
     let tables = report["tables"].as_array().expect("tables");
     let names: Vec<&str> = tables.iter().filter_map(|t| t["table"].as_str()).collect();
     assert_eq!(
@@ -116,6 +117,7 @@ fn scan_reports_every_table_and_column_in_json() {
     assert_eq!(id["column"], "id");
     assert_eq!(id["kind"], "other");
     assert_eq!(id["cells"], 170);
+    assert_eq!(id["null_cells"], 0);
     assert_eq!(id["double_encoded_cells"], 0);
     let name = &columns[3];
     assert_eq!(name["column"], "name");
@@ -140,6 +142,67 @@ fn scan_reports_every_table_and_column_in_json() {
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("table countries: 170 rows"), "{text}");
     assert!(text.contains("e.g. id=6"), "{text}");
+}
+
+#[test]
+fn scan_counts_nulls_and_keeps_blob_runs_out_of_the_look_alikes() {
+    // Row 1: a repair in `name`, and runs in both binary columns; row 2: a look-alike the
+    // rule leaves alone in `name`, a run in `data`, `NULL`s.
+    let rows = format!(
+        "(1,'{LOOKS_GARBLED}','{LOOKS_GARBLED}',_binary '{LOOKS_GARBLED}'),\
+         (2,'MÃ¼NCHEN','{LOOKS_GARBLED}',NULL),(3,NULL,NULL,NULL)"
+    );
+    let (_dir, path) = temp_file("nulls.sql", mysql_dump(&rows).as_bytes());
+    let output = run(&["scan", "--json", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let file = json_lines(&output).swap_remove(0);
+    assert_eq!(file["double_encoded"], 1);
+    assert_eq!(file["left_alone"], 1);
+    assert_eq!(file["top_left_alone"][0]["mojibake"], "Ã¼");
+    let report = &file["dump"];
+    assert_eq!(report["binary_runs"], 3);
+    let counts: Vec<(&Value, &Value, &Value)> = report["tables"][0]["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .map(|c| (&c["cells"], &c["null_cells"], &c["left_alone"]))
+        .collect();
+    let n = |n: u64| Value::from(n);
+    assert_eq!(
+        counts,
+        [
+            (&n(3), &n(0), &n(0)),
+            (&n(3), &n(1), &n(1)),
+            (&n(3), &n(1), &n(2)),
+            (&n(3), &n(2), &n(1)),
+        ]
+    );
+    // The headline's look-alikes are the text's; the blobs' runs have a line of their own.
+    let output = run(&["scan", path_str(&path)]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains(" 1 look-alikes left alone,"), "{text}");
+    assert!(
+        text.contains("\n  3 runs that look double-encoded lie in binary values: kept as they are"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    name (varchar(100), text): 3 cells (1 NULL), 1 with double-encoded"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    raw (varbinary(100), binary): 3 cells (2 NULL), 1 runs that look"),
+        "{text}"
+    );
+    assert!(text.contains("    id (int, other): 3 cells\n"), "{text}");
+    // `fix` tells the same.
+    let output = run(&["fix", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(1));
+    let summary = stderr(&output);
+    assert!(summary.contains(" 1 look-alikes left alone,"), "{summary}");
+    assert!(
+        summary.contains("  3 runs that look double-encoded"),
+        "{summary}"
+    );
 }
 
 #[test]

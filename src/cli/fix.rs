@@ -11,7 +11,7 @@
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use clap::Args;
 use encoding_rs::Encoding;
@@ -21,7 +21,8 @@ use super::inputs::{FILE_WINDOW, Prepared, Selection};
 use super::{Detection, Outcome};
 use crate::Error;
 use crate::audit::{AuditLevel, AuditLog};
-use crate::dump::{self, DumpOptions, Format};
+use crate::charset::SqlDialect;
+use crate::dump::{self, Definitions, DumpOptions, Format};
 use crate::engine::transcode::{self, Head, Legacy, OnMalformed, TextKind, Transcoded};
 use crate::engine::walk::Found;
 use crate::engine::{self, EngineOptions, Input, Written};
@@ -102,10 +103,21 @@ enum Destination {
     Nowhere,
 }
 
+/// An input repaired (or that would be).
+struct Repaired {
+    counts: Counts,
+    /// What became of the target.
+    written: Written,
+    /// More to tell: a dump's damaged columns.
+    more: String,
+    /// A dump fixed with `--convert-charset` that has rows for tables only a `--schema` dump
+    /// defines: the character sets of those tables are out of its reach.
+    charsets_in_schema_dump: bool,
+}
+
 /// What became of one input.
 enum Fixed {
-    /// Counts, what became of the target, and more to tell (a dump's damaged columns).
-    Done(Box<Counts>, Written, String),
+    Done(Box<Repaired>),
     /// Converted to UTF-8: what the conversion did, what became of the target, more to tell.
     Transcoded(Box<Transcoded>, Written, String),
     SkippedBinary,
@@ -140,19 +152,26 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
     };
     let mut total = Counts::default();
     let (mut files, mut rewritten, mut skipped, mut transcoded) = (0u64, 0u64, 0u64, 0u64);
+    let mut charsets_in_schema_dump = false;
     for window in prepared.found.chunks(FILE_WINDOW) {
         let fix = |found| fix_one(args, &scanner, &prepared, found, audit.as_ref());
-        let results: Vec<Fixed> = match audit {
-            // The log is one stream, in input order: audited files go one after the other.
+        let results: Vec<Fixed> = prepared.pool.install(|| match audit {
+            // The log is one stream, in input order: audited files go one after the other
+            // (each file's blocks are still scanned on the pool's threads).
             Some(_) => window.iter().map(fix).collect(),
-            None => prepared
-                .pool
-                .install(|| window.par_iter().map(fix).collect()),
-        };
+            None => window.par_iter().map(fix).collect(),
+        });
         for (found, result) in window.iter().zip(results) {
             let name = found.input.display_path().display().to_string();
             match result {
-                Fixed::Done(counts, written, more) => {
+                Fixed::Done(repaired) => {
+                    let Repaired {
+                        counts,
+                        written,
+                        more,
+                        charsets_in_schema_dump: out_of_reach,
+                    } = *repaired;
+                    charsets_in_schema_dump |= out_of_reach;
                     outcome.found |= counts.double_encoded > 0;
                     files += 1;
                     rewritten += u64::from(written == Written::Replaced && !args.dry_run);
@@ -167,7 +186,7 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
                         eprint!("{what}{}", report::counts_text(readings, &name, &counts, 5));
                         eprint!("{more}");
                     }
-                    total.merge(*counts);
+                    total.merge(counts);
                 }
                 Fixed::Transcoded(done, written, more) => {
                     outcome.found = true;
@@ -198,6 +217,12 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         }
     }
     prepared.finish();
+    if charsets_in_schema_dump
+        && let Some(definitions) = &prepared.definitions
+        && definitions.latin1_declarations() > 0
+    {
+        eprint!("{}", schema_dump_charsets_note(definitions));
+    }
     if files + skipped > 1 && !args.selection.quiet {
         let converted = match args.transcode {
             true => format!("{transcoded} transcoded, "),
@@ -220,6 +245,29 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         }
     }
     outcome
+}
+
+/// Told once (even with `-q`: the load, not the fix, would go wrong) when `--convert-charset`
+/// fixed dumps whose tables a `--schema` dump defines and declares `latin1`. The fix cannot
+/// rewrite a file it only reads, and loaded as it is, that schema makes `latin1` columns into
+/// which the server converts the repaired UTF-8 back, replacing what `latin1` lacks with `?`.
+fn schema_dump_charsets_note(definitions: &Definitions) -> String {
+    let paths: Vec<String> = definitions
+        .paths()
+        .iter()
+        .map(|path| path.display().to_string())
+        .collect();
+    format!(
+        "undouble: note: --convert-charset rewrote only the declarations of the dumps it fixed. \
+         Their tables are defined in the --schema dump ({}), which fix reads but never changes, \
+         and which still declares {} latin1 character sets and collations: loaded as it is, it \
+         creates latin1 columns, and the server converts the repaired text back to latin1 as it \
+         loads it (characters latin1 lacks become `?`). Fix the schema dump too, with `undouble \
+         fix --convert-charset utf8mb4` (which also repairs its comments and defaults), and load \
+         the result instead.\n",
+        paths.join(", "),
+        thousands(definitions.latin1_declarations())
+    )
 }
 
 fn destination(args: &FixArgs, found: &Found) -> Result<Destination, Error> {
@@ -288,8 +336,17 @@ fn fix_one(
         Ok(TextKind::Utf8 | TextKind::Binary | TextKind::Unexamined) => {}
         Err(error) => return Fixed::Failed(error),
     }
-    match repair_one(args, scanner, &engine, found, destination, audit) {
-        Ok((counts, written, more)) => Fixed::Done(Box::new(counts), written, more),
+    let definitions = prepared.definitions.as_ref();
+    match repair_one(
+        args,
+        scanner,
+        &engine,
+        definitions,
+        found,
+        destination,
+        audit,
+    ) {
+        Ok(repaired) => Fixed::Done(Box::new(repaired)),
         Err(Error::NotUtf8 {
             legacy: found_legacy,
             ..
@@ -298,16 +355,17 @@ fn fix_one(
     }
 }
 
-/// Repairs one UTF-8 input (a dump as a dump) into `destination`, logged in `audit` if
-/// there is one. Returns the counts, what became of the target, and more to tell.
+/// Repairs one UTF-8 input (a dump as a dump, with the tables of the `--schema` dumps) into
+/// `destination`, logged in `audit` if there is one.
 fn repair_one(
     args: &FixArgs,
     scanner: &Scanner,
     engine: &EngineOptions,
+    definitions: Option<&Arc<Definitions>>,
     found: &Found,
     destination: Destination,
     audit: Option<&Mutex<AuditLog>>,
-) -> Result<(Counts, Written, String), Error> {
+) -> Result<Repaired, Error> {
     let mut log = match audit.map(Mutex::lock) {
         None => None,
         Some(Ok(log)) => Some(log),
@@ -316,8 +374,13 @@ fn repair_one(
     let input = &found.input;
     match dump::dialect_of(input, args.format)? {
         Some(dialect) => {
+            let options = DumpOptions {
+                dialect,
+                convert_charset: args.convert_charset,
+                schema: definitions.cloned(),
+            };
             let log = log.as_deref_mut();
-            return fix_dump_one(args, scanner, engine, input, destination, dialect, log);
+            return fix_dump_one(args, scanner, engine, input, destination, options, log);
         }
         None if args.convert_charset.is_some() => {
             let message = format!(
@@ -353,7 +416,12 @@ fn repair_one(
             }
         }
     }?;
-    Ok((counts, written, String::new()))
+    Ok(Repaired {
+        counts,
+        written,
+        more: String::new(),
+        charsets_in_schema_dump: false,
+    })
 }
 
 /// Converts one legacy file to UTF-8 into its destination: from the encoding of its byte order
@@ -460,21 +528,16 @@ fn create_parent(target: &Path) -> Result<(), Error> {
 }
 
 /// Repairs one SQL dump: only the values of its text columns, logged in `log` if there is one.
-/// Returns the counts, what became of the target, and the columns that held double-encoded
-/// text.
+/// What more it tells is the columns that held double-encoded text.
 fn fix_dump_one(
     args: &FixArgs,
     scanner: &Scanner,
     engine: &EngineOptions,
     input: &Input,
     destination: Destination,
-    dialect: crate::charset::SqlDialect,
+    options: DumpOptions,
     log: Option<&mut AuditLog>,
-) -> Result<(Counts, Written, String), Error> {
-    let options = DumpOptions {
-        dialect,
-        convert_charset: args.convert_charset,
-    };
+) -> Result<Repaired, Error> {
     let (mut report, written) = match destination {
         Destination::Nowhere => {
             let (report, _) = dump::scan_dump(scanner, input, &options, engine, 0)?;
@@ -501,5 +564,14 @@ fn fix_dump_one(
         }
     };
     let more = report.text(scanner.readings(), true);
-    Ok((std::mem::take(&mut report.counts), written, more))
+    // PostgreSQL columns declare no character set: only MySQL's are left behind.
+    let charsets_in_schema_dump = options.convert_charset.is_some()
+        && options.dialect == SqlDialect::MySql
+        && report.has_rows_of_schema_dump_tables();
+    Ok(Repaired {
+        counts: std::mem::take(&mut report.counts),
+        written,
+        more,
+        charsets_in_schema_dump,
+    })
 }

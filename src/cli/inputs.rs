@@ -1,14 +1,17 @@
 //! The options every scanning command shares: which inputs (paths, directory walking), how
-//! they are read (memory map or not, threads) and whether progress is shown.
+//! they are read (memory map or not, threads, the schema of dumps that hold only data) and
+//! whether progress is shown.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{Detection, Outcome};
 use crate::Error;
+use crate::dump::Definitions;
 use crate::engine::walk::{self, Found, WalkOptions};
 use crate::engine::{EngineOptions, Input};
 use crate::mojibake::Scanner;
@@ -39,6 +42,12 @@ pub(crate) struct Selection {
     /// Skip files matching this glob while walking (repeatable).
     #[arg(long = "exclude")]
     excludes: Vec<String>,
+    /// A dump of the schema (mariadb-dump --no-data, pg_dump --schema-only) whose CREATE TABLE
+    /// statements tell which columns of a dump holding only data (--no-create-info,
+    /// --data-only) are text (repeatable). Read, never changed; a table a dump defines itself
+    /// is read as it defines it.
+    #[arg(long = "schema", value_name = "FILE")]
+    schemas: Vec<PathBuf>,
     /// No progress bar and no summary on standard error.
     #[arg(short, long)]
     pub(crate) quiet: bool,
@@ -50,18 +59,26 @@ pub(crate) struct Prepared {
     pub(crate) engine: EngineOptions,
     pub(crate) pool: rayon::ThreadPool,
     pub(crate) skip_binary: bool,
+    /// The tables of the `--schema` dumps, if any.
+    pub(crate) definitions: Option<Arc<Definitions>>,
 }
 
 impl Selection {
-    /// The scanner `detection` asks for and the prepared inputs: what every scanning command
-    /// starts with.
+    /// The scanner `detection` asks for and the prepared inputs, with the tables of the
+    /// `--schema` dumps: what every scanning command starts with.
     pub(crate) fn start(
         &self,
         detection: &Detection,
         outcome: &mut Outcome,
     ) -> Result<(Scanner, Prepared), Error> {
         let scanner = detection.scanner()?;
-        let prepared = self.prepare(outcome)?;
+        let mut prepared = self.prepare(outcome)?;
+        let engine = EngineOptions {
+            progress: None,
+            ..prepared.engine.clone()
+        };
+        let definitions = Definitions::read(&self.schemas, scanner.readings(), &engine)?;
+        prepared.definitions = definitions.map(Arc::new);
         Ok((scanner, prepared))
     }
 
@@ -96,6 +113,7 @@ impl Selection {
             },
             pool,
             skip_binary: !self.binary,
+            definitions: None,
         })
     }
 }

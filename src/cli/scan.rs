@@ -153,6 +153,7 @@ fn scan_and_survey(
             let options = DumpOptions {
                 dialect,
                 convert_charset: None,
+                schema: prepared.definitions.clone(),
             };
             let (mut tables, head) =
                 dump::scan_dump(scanner, input, &options, &prepared.engine, SURVEY_LIMIT)?;

@@ -384,6 +384,7 @@ fn read_item(
         declared,
         kind,
         cells: 0,
+        nulls: 0,
     });
 }
 

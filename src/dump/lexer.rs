@@ -13,7 +13,8 @@
 //! ... END` body of a PostgreSQL routine, whose statements end in delimiters of their own). A
 //! statement the lexer does not know, a row with more or fewer values than its table has
 //! columns, data for a table no `CREATE TABLE` defined: each is an error naming the line,
-//! because guessing where values are is how a repair would reach into a blob.
+//! because guessing where values are is how a repair would reach into a blob. A dump that holds
+//! only data is read with the tables of a dump of its schema lent to it ([`Schema::lend`]).
 
 use std::mem;
 use std::ops::Range;
@@ -82,6 +83,9 @@ pub struct LexError {
     /// Counted from 1.
     pub line: u64,
     pub message: String,
+    /// Whether it holds data for a table that neither it nor a schema lent to it defines: a
+    /// dump of data only, read without the dump of its schema (or with another one).
+    pub undefined_table: bool,
 }
 
 /// Statement keywords that are skipped to their delimiter: they hold no table data.
@@ -325,6 +329,12 @@ impl Lexer {
                 return Err(self.error(buf, p, message.into()));
             }
             Some(Stop::Error(p, message)) => return Err(self.error(buf, p, message)),
+            Some(Stop::Undefined(p, message)) => {
+                return Err(LexError {
+                    undefined_table: true,
+                    ..self.error(buf, p, message)
+                });
+            }
         };
         // A row cut by the end of the buffer: its key only if all of it was read.
         let complete = match &self.mode {
@@ -359,6 +369,7 @@ impl Lexer {
         LexError {
             line: self.line + memchr::memchr_iter(b'\n', before).count() as u64 + 1,
             message,
+            undefined_table: false,
         }
     }
 
@@ -597,9 +608,7 @@ impl Lexer {
             self.database = tokens.get(1).and_then(|t| t.name(buf));
         } else if first.is(buf, "COPY") {
             if let Some((table, columns)) = ddl::copy_head(buf, &tokens) {
-                let rows = self
-                    .rows_of(&table, columns, Phase::Header)
-                    .map_err(|message| Stop::Error(statement.start, message))?;
+                let rows = self.rows_of(&table, columns, Phase::Header, statement.start)?;
                 self.mode = Mode::Copy(rows);
             }
         } else if first.is(buf, "COMMENT")
@@ -642,6 +651,7 @@ impl Lexer {
                 if !columns.iter().any(|c| c.name == column.name) {
                     columns.push(Column {
                         cells: 0,
+                        nulls: 0,
                         ..column.clone()
                     });
                 }
@@ -666,9 +676,7 @@ impl Lexer {
     fn start_insert(&mut self, buf: &[u8], start: usize) -> Result<(), Stop> {
         let (table, columns) = ddl::insert_head(buf, &self.statement, self.database.as_deref())
             .map_err(|message| Stop::Error(start, message))?;
-        let rows = self
-            .rows_of(&table, columns, Phase::BeforeRow)
-            .map_err(|message| Stop::Error(start, message))?;
+        let rows = self.rows_of(&table, columns, Phase::BeforeRow, start)?;
         let before_values = self.statement.len().checked_sub(2);
         let defaults = before_values.is_some_and(|i| self.statement[i].is(buf, "DEFAULT"));
         self.mode = match defaults {
@@ -681,25 +689,28 @@ impl Lexer {
         Ok(())
     }
 
-    /// How the rows of `table` are read, given the columns an `INSERT` or `COPY` lists.
+    /// How the rows of `table` are read, given the columns an `INSERT` or `COPY` (that starts
+    /// at `start`) lists.
     fn rows_of(
         &self,
         table: &str,
         columns: Option<Vec<String>>,
         phase: Phase,
-    ) -> Result<Rows, String> {
-        let index = self.schema.find(table).ok_or_else(|| {
-            format!("data for table `{table}`, which no CREATE TABLE before it defines")
-        })?;
+        start: usize,
+    ) -> Result<Rows, Stop> {
+        let index = self
+            .schema
+            .find(table)
+            .ok_or_else(|| Stop::Undefined(start, self.undefined(table)))?;
         let definition = &self.schema.tables[index];
         let indexes: Vec<usize> = match columns {
             None => (0..definition.columns.len()).collect(),
             Some(names) => names
                 .iter()
                 .map(|name| {
-                    definition
-                        .column_index(name)
-                        .ok_or_else(|| format!("table `{table}` has no column `{name}`"))
+                    definition.column_index(name).ok_or_else(|| {
+                        Stop::Error(start, format!("table `{table}` has no column `{name}`"))
+                    })
                 })
                 .collect::<Result<_, _>>()?,
         };
@@ -720,6 +731,24 @@ impl Lexer {
             rows_before: definition.rows,
             started: 0,
         })
+    }
+
+    /// Why data for `table` cannot be read: neither the dump nor the schema lent to it defines
+    /// it. A table the schema has under another qualification is named: the likely mix-up.
+    fn undefined(&self, table: &str) -> String {
+        let mut message = format!("data for table `{table}`, which no CREATE TABLE before it");
+        if self.schema.borrowed == 0 {
+            return message + " defines";
+        }
+        message += " nor the schema dump defines";
+        if let Some(namesake) = self.schema.namesake(table) {
+            let alike = match self.mysql() {
+                true => ": were both dumps made alike, with or without --databases?",
+                false => "",
+            };
+            message += &format!(" (it defines `{namesake}`{alike})");
+        }
+        message
     }
 
     /// The body tracker of the statement just classified as skipped, when it is PostgreSQL's
@@ -827,6 +856,14 @@ impl Lexer {
             self.key_parts += 1;
         }
         self.cells
+    }
+
+    /// Counts a `NULL` at `position`. Cells are counted per row when the statement ends; a
+    /// `NULL` is known only value by value, and is counted as it is read (once: a value cut
+    /// by the end of a buffer is read again whole before it is known to be `NULL`).
+    fn null_cell(&mut self, rows: &Rows, position: Position) {
+        let column = position.column as usize;
+        self.schema.tables[rows.table].columns[column].nulls += 1;
     }
 
     /// Takes in the piece `span` of the value `cell` at `position`.
@@ -1134,6 +1171,9 @@ impl Lexer {
             let shown = String::from_utf8_lossy(&token[..token.len().min(20)]).into_owned();
             return Err(Stop::Error(at, format!("unexpected value `{shown}`")));
         }
+        if token.eq_ignore_ascii_case(b"NULL") {
+            self.null_cell(rows, position);
+        }
         let position = Position {
             text: false,
             ..position
@@ -1235,6 +1275,9 @@ impl Lexer {
                         return Err(Stop::NeedMore(at));
                     }
                     let null = &buf[at..end] == b"\\N";
+                    if null {
+                        self.null_cell(rows, position);
+                    }
                     let position = Position {
                         text: position.text && !null,
                         kept: position.kept && !null,
@@ -1476,6 +1519,65 @@ UNLOCK TABLES;
         assert_eq!(table.rows, 5);
         assert!(table.columns.iter().all(|c| c.cells == 5));
         assert_eq!(table.primary_key, [0]);
+        // `NULL` once in `code` (row 1); `DEFAULT` (row 3) is no `NULL`.
+        let nulls: Vec<u64> = table.columns.iter().map(|c| c.nulls).collect();
+        assert_eq!(nulls, [0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn nulls_are_counted_once_wherever_a_buffer_ends() {
+        let input = POSTGRESQL.as_bytes();
+        for cut in 1..input.len() {
+            let Ok((_, _, lexer)) = lex_cut(SqlDialect::PostgreSql, false, input, &[cut]) else {
+                panic!("lexes with a cut at {cut}");
+            };
+            // `\N` in COPY (note of row 1, name and data of row 2), `NULL` nowhere else.
+            let nulls: Vec<u64> = lexer.schema.tables[0]
+                .columns
+                .iter()
+                .map(|c| c.nulls)
+                .collect();
+            assert_eq!(nulls, [0, 1, 1, 1], "cut at {cut}");
+        }
+        let input =
+            "CREATE TABLE t (a int, b text);\nINSERT INTO t VALUES (NULL,null),(1,'NULL');\n";
+        for cut in 1..input.len() {
+            let Ok((_, _, lexer)) = lex_cut(SqlDialect::MySql, false, input.as_bytes(), &[cut])
+            else {
+                panic!("lexes with a cut at {cut}");
+            };
+            let nulls: Vec<u64> = lexer.schema.tables[0]
+                .columns
+                .iter()
+                .map(|c| c.nulls)
+                .collect();
+            assert_eq!(nulls, [1, 1], "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn data_only_reads_with_a_lent_schema_and_its_own_definitions_win() {
+        let Ok((_, _, schema_dump)) = lex_cut(
+            SqlDialect::MySql,
+            false,
+            b"CREATE TABLE `t` (`id` int, `a` text, `b` text, PRIMARY KEY (`id`));\n\
+              USE `elsewhere`;\nDELIMITER ;;\n",
+            &[],
+        ) else {
+            panic!("the schema lexes");
+        };
+        let mut lexer = Lexer::new(SqlDialect::MySql, false);
+        lexer.schema = schema_dump.schema.lend();
+        let data = b"INSERT INTO `t` VALUES (7,'x','y');\n\
+                     CREATE TABLE `t` (`id` int, `a` text, `b` blob);\nINSERT INTO `t` VALUES (8,'p','q');\n";
+        let mut lexed = Lexed::default();
+        // Neither the `USE` nor the `DELIMITER` of the schema dump carries over.
+        assert_eq!(lexer.lex(data, true, &mut lexed), Ok(data.len()));
+        let kinds: Vec<bool> = lexed.values.iter().map(|v| v.text).collect();
+        assert_eq!(kinds, [true, true, true, false]);
+        assert_eq!(lexed.keys, b"7");
+        let undefined = Lexer::new(SqlDialect::MySql, false).lex(data, true, &mut lexed);
+        assert!(undefined.is_err_and(|e| e.undefined_table && e.line == 1));
     }
 
     #[test]
@@ -1670,7 +1772,7 @@ COPY public.t (id, name, note) FROM stdin;
 
     fn error_of(dialect: SqlDialect, input: &str) -> (u64, String) {
         match lex_whole(dialect, input) {
-            Err(LexError { line, message }) => (line, message),
+            Err(LexError { line, message, .. }) => (line, message),
             Ok(found) => panic!("no error: {found:?}"),
         }
     }

@@ -27,10 +27,15 @@
 //! collations) of databases, of tables with text columns and of those columns, and a `SET
 //! NAMES latin1`, so that the repaired dump loads as UTF-8.
 //!
+//! A dump that holds only data (`mariadb-dump --no-create-info`, `pg_dump --data-only`) has no
+//! `CREATE TABLE` to say which columns hold text: [`Definitions`] reads them from dumps of its
+//! schema (`--schema`), and the lexer starts from those tables.
+//!
 //! The dump is read sequentially (the lexer's state runs from one block to the next): on two
 //! threads, one reading and lexing, the other scanning and writing.
 
 mod ddl;
+mod definitions;
 mod lexer;
 pub mod report;
 mod schema;
@@ -40,8 +45,9 @@ mod tokens;
 use std::fs::File;
 use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
+pub use definitions::Definitions;
 pub use report::{ColumnReport, DumpReport, RowId, TableReport};
 pub use schema::ColumnKind;
 pub use sink::DumpAudit;
@@ -73,11 +79,14 @@ pub enum Charset {
 }
 
 /// How a dump is read and repaired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct DumpOptions {
     pub dialect: SqlDialect,
     /// Rewrite `latin1` declarations of text columns, their tables and `SET NAMES` to this.
     pub convert_charset: Option<Charset>,
+    /// The tables of dumps of the schema (`--schema`), for a dump that holds only data; a table
+    /// the dump defines itself is read as it defines it.
+    pub schema: Option<Arc<Definitions>>,
 }
 
 /// How far into an input its header is looked for: dump tools write it on the first lines
@@ -169,7 +178,111 @@ struct LexedBuffer {
     tables: Vec<TableNames>,
 }
 
-/// Reads the dump and lexes it, buffer by buffer, sending each to `scan`; returns the schema.
+impl LexedBuffer {
+    fn new() -> LexedBuffer {
+        LexedBuffer {
+            bytes: Vec::with_capacity(BLOCK_SIZE + 4096),
+            base: 0,
+            lexed: Lexed::default(),
+            tables: Vec::new(),
+        }
+    }
+}
+
+/// A lexer fed an input block by block: each block is lexed after what the lexer could not
+/// read of the one before it (a statement, or the start of a value, that goes on in it).
+struct BlockLexer {
+    lexer: Lexer,
+    tail: Vec<u8>,
+    /// Where `tail` starts in the input.
+    tail_base: u64,
+}
+
+impl BlockLexer {
+    fn new(lexer: Lexer) -> BlockLexer {
+        BlockLexer {
+            lexer,
+            tail: Vec::new(),
+            tail_base: 0,
+        }
+    }
+
+    /// Lexes `block`, which starts at `base` in the input, into `buffer`, after what the last
+    /// call left unread; with `last` (and no block), lexes what is left, to the end. Returns
+    /// whether there was anything to lex (`buffer` is left as it was when not).
+    fn lex(
+        &mut self,
+        block: &[u8],
+        base: u64,
+        last: bool,
+        buffer: &mut LexedBuffer,
+    ) -> Result<bool, LexError> {
+        if self.tail.is_empty() && block.is_empty() && !last {
+            return Ok(false);
+        }
+        buffer.bytes.clear();
+        buffer.bytes.extend_from_slice(&self.tail);
+        buffer.bytes.extend_from_slice(block);
+        // The final call carries no block: what is left starts at `tail_base`.
+        buffer.base = if self.tail.is_empty() && !last {
+            base
+        } else {
+            self.tail_base
+        };
+        let consumed = self.lexer.lex(&buffer.bytes, last, &mut buffer.lexed)?;
+        self.tail.clear();
+        self.tail.extend_from_slice(&buffer.bytes[consumed..]);
+        self.tail_base = buffer.base + consumed as u64;
+        buffer.bytes.truncate(consumed);
+        Ok(true)
+    }
+}
+
+/// What a dump is read for, which decides what an error in it suggests: its data (with the
+/// dumps of its schema, if any), or the tables it defines (`--schema`).
+#[derive(Clone, Copy)]
+enum ReadFor {
+    Data { with_schema: bool },
+    Schema,
+}
+
+/// The error of a dump (named `path`) the lexer stopped in.
+fn lex_error(path: &Path, error: LexError, read_for: ReadFor) -> Error {
+    let remedy = match (read_for, error.undefined_table) {
+        (ReadFor::Data { with_schema: false }, true) => {
+            "; a dump of data only? --schema FILE reads its tables from a dump of its schema \
+             (mariadb-dump --no-data, pg_dump --schema-only)"
+        }
+        (ReadFor::Data { with_schema: true }, true) => "",
+        (ReadFor::Data { .. }, false) => {
+            "; not understood as a SQL dump (--format text repairs it as plain text)"
+        }
+        (ReadFor::Schema, true) => {
+            "; --schema reads a dump of the schema (mariadb-dump --no-data, pg_dump \
+             --schema-only), not one of data only"
+        }
+        (ReadFor::Schema, false) => "; not understood as a SQL dump (read for --schema)",
+    };
+    Error::Usage(format!(
+        "{}: line {}: {}{remedy}",
+        path.display(),
+        error.line,
+        error.message
+    ))
+}
+
+/// The lexer of the dump `input`, read with `options`: it starts with the tables of the dumps
+/// of its schema, if any.
+fn lexer_for(input: &Input, options: &DumpOptions) -> Result<Lexer, Error> {
+    let mut lexer = Lexer::new(options.dialect, options.convert_charset.is_some());
+    if let Some(definitions) = &options.schema {
+        lexer.schema = definitions.lend_to(input, options.dialect)?;
+    }
+    Ok(lexer)
+}
+
+/// Reads the dump and lexes it, buffer by buffer, sending each to `scan`; returns the lexer,
+/// with the schema it read.
 #[allow(clippy::too_many_arguments)]
 fn read_and_lex(
     scanner: &Scanner,
@@ -182,53 +295,27 @@ fn read_and_lex(
     head_limit: usize,
 ) -> Result<Lexer, Error> {
     let path = input.display_path();
-    let lex_error = |e: LexError| {
-        Error::Usage(format!(
-            "{}: line {}: {}; not understood as a SQL dump (--format text repairs it as plain text)",
-            path.display(),
-            e.line,
-            e.message
-        ))
+    let read_for = ReadFor::Data {
+        with_schema: options.schema.is_some(),
     };
-    let mut lexer = Lexer::new(options.dialect, options.convert_charset.is_some());
-    // The end of the last buffer, which the lexer could not read without what follows.
-    let mut tail: Vec<u8> = Vec::new();
-    let mut tail_base = 0u64;
+    let mut lexing = BlockLexer::new(lexer_for(input, options)?);
     // Tables of the schema already sent.
     let mut tables_sent = 0;
     let mut step = |block: &[u8], base: u64, last: bool| -> Result<(), Error> {
         // A buffer from the pool, or a new one while the pool fills.
-        let mut buffer = recycle.try_recv().unwrap_or_else(|_| LexedBuffer {
-            bytes: Vec::with_capacity(BLOCK_SIZE + 4096),
-            base: 0,
-            lexed: Lexed::default(),
-            tables: Vec::new(),
-        });
-        buffer.bytes.clear();
-        buffer.bytes.extend_from_slice(&tail);
-        buffer.bytes.extend_from_slice(block);
-        // The final call carries no block: what is left starts at `tail_base`.
-        buffer.base = if tail.is_empty() && !last {
-            base
-        } else {
-            tail_base
-        };
-        if buffer.bytes.is_empty() && !last {
+        let mut buffer = recycle.try_recv().unwrap_or_else(|_| LexedBuffer::new());
+        let lexed = lexing
+            .lex(block, base, last, &mut buffer)
+            .map_err(|error| lex_error(&path, error, read_for))?;
+        if !lexed {
             return Ok(());
         }
-        let consumed = lexer
-            .lex(&buffer.bytes, last, &mut buffer.lexed)
-            .map_err(lex_error)?;
-        let defined = &lexer.schema.tables;
+        let defined = &lexing.lexer.schema.tables;
         buffer.tables.clear();
         buffer
             .tables
             .extend(defined[tables_sent..].iter().map(TableNames::of));
         tables_sent = defined.len();
-        tail.clear();
-        tail.extend_from_slice(&buffer.bytes[consumed..]);
-        tail_base = buffer.base + consumed as u64;
-        buffer.bytes.truncate(consumed);
         // The scanning side only stops early on an error, which it reports itself.
         send.send(buffer)
             .map_err(|_| Error::Usage("the dump writer stopped".into()))
@@ -241,7 +328,7 @@ fn read_and_lex(
     };
     engine::for_each_block_in_order(input, scanner.readings(), engine, each)?;
     step(&[], 0, true)?;
-    Ok(lexer)
+    Ok(lexing.lexer)
 }
 
 /// Where a dump's repair goes: an output (named `path` in errors), and the audit log that

@@ -23,6 +23,8 @@ pub struct ColumnReport {
     pub kind: ColumnKind,
     /// Values read (`NULL` included).
     pub cells: u64,
+    /// Those of them that are `NULL`.
+    pub null_cells: u64,
     /// Values with at least one repaired run.
     pub double_encoded_cells: u64,
     /// What the runs inside the column's values hold, as `scan` counts a file.
@@ -39,14 +41,22 @@ pub struct TableReport {
     pub rows: u64,
     pub primary_key: Vec<String>,
     pub columns: Vec<ColumnReport>,
+    /// Whether a `--schema` dump defines it, not the dump itself.
+    pub from_schema_dump: bool,
 }
 
-/// What a dump holds, as a whole and per table and column.
+/// What a dump holds, as a whole and per table and column: the tables it defines, and those of
+/// the `--schema` dumps it has rows for.
 #[derive(Debug)]
 pub struct DumpReport {
     pub dialect: SqlDialect,
-    /// The whole file, as `scan` counts it (runs outside text values count as left alone).
+    /// The whole file, as `scan` counts it (runs outside text values count as left alone),
+    /// but for the runs inside binary values.
     pub counts: Counts,
+    /// Runs inside binary values (a blob, a `bytea`, a `_binary` string): bytes that look
+    /// double-encoded, kept as they are. The rule did not leave them alone, it never judged
+    /// them: they are no look-alikes.
+    pub binary_runs: u64,
     pub tables: Vec<TableReport>,
     /// Character set declarations rewritten by `--convert-charset`.
     pub charset_edits: u64,
@@ -174,6 +184,10 @@ impl DumpReport {
     pub(crate) fn new(dialect: SqlDialect, schema: Schema, mut findings: Findings) -> DumpReport {
         let mut tables = Vec::with_capacity(schema.tables.len());
         for (t, table) in schema.tables.into_iter().enumerate() {
+            let from_schema_dump = t < schema.borrowed;
+            if from_schema_dump && table.rows == 0 {
+                continue;
+            }
             let primary_key = primary_key_names(&table);
             let key_in_row_order = key_names_in_row_order(&table);
             let mut found = match findings.columns.get_mut(t) {
@@ -190,6 +204,7 @@ impl DumpReport {
                     declared: column.declared,
                     kind: column.kind,
                     cells: column.cells,
+                    null_cells: column.nulls,
                     double_encoded_cells: found.broken_cells,
                     counts: found.counts,
                     example_row: found.example.map(|(ordinal, key)| {
@@ -202,11 +217,13 @@ impl DumpReport {
                 rows: table.rows,
                 primary_key,
                 columns,
+                from_schema_dump,
             });
         }
         DumpReport {
             dialect,
             counts: findings.counts,
+            binary_runs: findings.binary_runs,
             tables,
             charset_edits: findings.edits,
         }
@@ -217,10 +234,16 @@ impl DumpReport {
         self.counts.double_encoded > 0 || self.charset_edits > 0
     }
 
-    /// The tables and columns as JSON: `{"dialect", "charset_edits", "tables": [{"table",
-    /// "rows", "primary_key", "columns": [{"column", "type", "kind", "cells",
-    /// "double_encoded_cells", "double_encoded", "by_reading", "by_layers", "left_alone",
-    /// "example_row"}]}]}`.
+    /// Whether the dump has rows for tables that only a `--schema` dump defines: their
+    /// character sets are declared there, out of reach of `--convert-charset` on this dump.
+    pub fn has_rows_of_schema_dump_tables(&self) -> bool {
+        self.tables.iter().any(|table| table.from_schema_dump)
+    }
+
+    /// The tables and columns as JSON: `{"dialect", "charset_edits", "binary_runs", "tables":
+    /// [{"table", "rows", "primary_key", "from_schema_dump", "columns": [{"column", "type",
+    /// "kind", "cells", "null_cells", "double_encoded_cells", "double_encoded", "by_reading",
+    /// "by_layers", "left_alone", "example_row"}]}]}`.
     pub fn json(&self, readings: &Readings) -> Value {
         let tables: Vec<Value> = self
             .tables
@@ -241,6 +264,7 @@ impl DumpReport {
                             "type": c.declared,
                             "kind": c.kind,
                             "cells": c.cells,
+                            "null_cells": c.null_cells,
                             "double_encoded_cells": c.double_encoded_cells,
                             "double_encoded": c.counts.double_encoded,
                             "by_reading": c.counts.by_reading_names(readings),
@@ -254,6 +278,7 @@ impl DumpReport {
                     "table": table.name,
                     "rows": table.rows,
                     "primary_key": table.primary_key,
+                    "from_schema_dump": table.from_schema_dump,
                     "columns": columns,
                 })
             })
@@ -261,6 +286,7 @@ impl DumpReport {
         json!({
             "dialect": dialect_name(self.dialect),
             "charset_edits": self.charset_edits,
+            "binary_runs": self.binary_runs,
             "tables": tables,
         })
     }
@@ -269,6 +295,13 @@ impl DumpReport {
     /// the columns that hold double-encoded text.
     pub fn text(&self, readings: &Readings, damaged_only: bool) -> String {
         let mut out = String::new();
+        if self.binary_runs > 0 {
+            out += &format!(
+                "  {} runs that look double-encoded lie in binary values: kept as they are, \
+                 byte for byte, and not counted as look-alikes\n",
+                thousands(self.binary_runs)
+            );
+        }
         for table in &self.tables {
             let columns: Vec<&ColumnReport> = table
                 .columns
@@ -278,7 +311,15 @@ impl DumpReport {
             if columns.is_empty() {
                 continue;
             }
-            out += &format!("  table {}: {} rows\n", table.name, thousands(table.rows));
+            let defined_by = match table.from_schema_dump {
+                true => " (as the --schema dump defines it)",
+                false => "",
+            };
+            out += &format!(
+                "  table {}: {} rows{defined_by}\n",
+                table.name,
+                thousands(table.rows)
+            );
             for c in columns {
                 out += &format!(
                     "    {} ({}, {}): {} cells",
@@ -291,6 +332,9 @@ impl DumpReport {
                     },
                     thousands(c.cells)
                 );
+                if c.null_cells > 0 {
+                    out += &format!(" ({} NULL)", thousands(c.null_cells));
+                }
                 if c.double_encoded_cells > 0 {
                     let readings_part: Vec<String> = c
                         .counts
@@ -365,6 +409,7 @@ mod tests {
             declared: "int".into(),
             kind: ColumnKind::Other,
             cells: 0,
+            nulls: 0,
         };
         let table = Table {
             name: "t".into(),

@@ -32,6 +32,8 @@ pub struct Column {
     pub kind: ColumnKind,
     /// Cells of this column read so far.
     pub cells: u64,
+    /// Those of them that are `NULL`.
+    pub nulls: u64,
 }
 
 /// One table, as its `CREATE TABLE` defines it.
@@ -59,10 +61,14 @@ impl Table {
 
 /// Every table defined so far, by name; a table defined again replaces the earlier one (which
 /// stays in the list, with what was read into it).
+///
+/// A dump that holds only data (`mariadb-dump --no-create-info`, `pg_dump --data-only`) starts
+/// with the tables of a dump of its schema (`--schema`): the first `borrowed` ones.
 #[derive(Clone, Debug, Default)]
 pub struct Schema {
     pub tables: Vec<Table>,
     by_name: HashMap<String, usize>,
+    pub borrowed: usize,
 }
 
 impl Schema {
@@ -75,6 +81,39 @@ impl Schema {
 
     pub fn find(&self, name: &str) -> Option<usize> {
         self.by_name.get(name).copied()
+    }
+
+    /// This schema as the start of another dump's: the table each name leads to, with nothing
+    /// read into it, all borrowed. Nothing else of the dump it was read from comes along.
+    pub fn lend(self) -> Schema {
+        let mut lent = Schema::default();
+        for (index, mut table) in self.tables.into_iter().enumerate() {
+            if self.by_name.get(&table.name) != Some(&index) {
+                continue;
+            }
+            table.rows = 0;
+            for column in &mut table.columns {
+                column.cells = 0;
+                column.nulls = 0;
+            }
+            lent.define(table);
+        }
+        lent.borrowed = lent.tables.len();
+        lent
+    }
+
+    /// A borrowed table that data for `name` may have been meant for: one of the same name
+    /// under another qualification (`shop.t` for `t`: one dump was made with `USE`, the other
+    /// without).
+    pub fn namesake(&self, name: &str) -> Option<&str> {
+        fn unqualified(name: &str) -> &str {
+            name.rsplit('.').next().unwrap_or(name)
+        }
+        let wanted = unqualified(name);
+        self.tables[..self.borrowed]
+            .iter()
+            .map(|table| table.name.as_str())
+            .find(|&other| other != name && unqualified(other) == wanted)
     }
 }
 
@@ -146,6 +185,63 @@ mod tests {
         assert_eq!(pg("character"), Text);
         assert_eq!(pg("bytea"), Binary);
         assert_eq!(pg("timestamp"), Other);
+    }
+
+    fn table(name: &str, rows: u64) -> Table {
+        Table {
+            name: name.into(),
+            columns: vec![Column {
+                name: "c".into(),
+                declared: "text".into(),
+                kind: ColumnKind::Text,
+                cells: rows,
+                nulls: 1,
+            }],
+            primary_key: Vec::new(),
+            rows,
+        }
+    }
+
+    #[test]
+    fn a_lent_schema_is_the_last_definition_of_each_table_with_nothing_read() {
+        let mut schema = Schema::default();
+        schema.define(table("shop.t", 3));
+        schema.define(table("shop.u", 0));
+        let mut again = table("shop.t", 5);
+        again.columns[0].kind = ColumnKind::Binary;
+        schema.define(again);
+        let lent = schema.lend();
+        assert_eq!(lent.borrowed, 2);
+        let tables: Vec<(&str, ColumnKind, u64, u64, u64)> = lent
+            .tables
+            .iter()
+            .map(|t| {
+                let c = &t.columns[0];
+                (t.name.as_str(), c.kind, t.rows, c.cells, c.nulls)
+            })
+            .collect();
+        assert_eq!(
+            tables,
+            [
+                ("shop.u", ColumnKind::Text, 0, 0, 0),
+                ("shop.t", ColumnKind::Binary, 0, 0, 0)
+            ]
+        );
+        assert_eq!(lent.find("shop.t"), Some(1));
+    }
+
+    #[test]
+    fn a_namesake_is_a_borrowed_table_under_another_qualification() {
+        let mut schema = Schema::default();
+        schema.define(table("shop.t", 0));
+        let mut lent = schema.lend();
+        assert_eq!(lent.namesake("t"), Some("shop.t"));
+        assert_eq!(lent.namesake("other.t"), Some("shop.t"));
+        assert_eq!(lent.namesake("shop.t"), None);
+        assert_eq!(lent.namesake("u"), None);
+        // Only borrowed tables: the dump's own are found by their names.
+        lent.define(table("v", 0));
+        assert_eq!(lent.namesake("x.v"), None);
     }
 
     #[test]

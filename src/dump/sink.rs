@@ -1,9 +1,11 @@
 //! The sink of a dump scan: it lets through, as found, only the runs that lie inside the value
-//! of a text column (or a text literal of the DDL); every other run — in a blob, a number, an
-//! identifier, a comment — goes on as a run left alone. It counts the runs in the values of
-//! text and binary columns per table and column, and with an output it writes the repaired
-//! dump: the bytes of the buffer, the repair in place of each repaired run, and the
-//! `--convert-charset` edits of the DDL. With a [`DumpAudit`], it tells the audit log the same
+//! of a text column (or a text literal of the DDL); every other run — in a number, an
+//! identifier, a comment — goes on as a run left alone, except the runs inside binary values
+//! (a blob, a `bytea`, a `_binary` string), which are bytes, never text the rule judged: they
+//! are counted apart ([`Findings::binary_runs`]), not as look-alikes left alone. It counts the
+//! runs in the values of text and binary columns per table and column, and with an output it
+//! writes the repaired dump: the bytes of the buffer, the repair in place of each repaired run,
+//! and the `--convert-charset` edits of the DDL. With a [`DumpAudit`], it tells the audit log the same
 //! runs, each with the table, column and row it lies in, and the same edits, in the order it
 //! writes them: the log describes exactly what was written.
 //!
@@ -25,8 +27,9 @@ use crate::mojibake::{Counts, Run, Sink};
 
 /// What the audit log of a dump fix is told, in the order of the dump's bytes: every run as
 /// the dump mode treats it (repaired only inside a text value), with the cell of a repaired
-/// one; every `--convert-charset` rewrite; the end of every buffer. A buffer is what the
-/// scanner was given, and the buffers follow each other without gap or overlap.
+/// one, but for the runs inside binary values, which it does not count as left alone either;
+/// every `--convert-charset` rewrite; the end of every buffer. A buffer is what the scanner
+/// was given, and the buffers follow each other without gap or overlap.
 pub trait DumpAudit {
     fn run(&mut self, buffer: &[u8], run: &Run<'_>, cell: Option<&Cell>) -> Result<(), Error>;
     /// `buffer[span]` was written as `replacement`.
@@ -80,7 +83,10 @@ pub(crate) struct ColumnFindings {
 /// What the sink found in the whole dump.
 #[derive(Debug, Default)]
 pub(crate) struct Findings {
+    /// The runs outside binary values, as `scan` counts a file.
     pub counts: Counts,
+    /// Runs inside binary values: kept as they are, whatever the rule would make of them.
+    pub binary_runs: u64,
     /// By table, then column (indexes of the lexer's schema).
     pub columns: Vec<Vec<ColumnFindings>>,
     /// Character set declarations rewritten.
@@ -153,6 +159,34 @@ impl<'a, W: Write> DumpSink<'a, W> {
         })
     }
 
+    /// Counts `run` in the column of `value`, if it is a cell; the cell is counted as broken at
+    /// its first repaired run, and the first row with a broken cell is kept as an example.
+    fn count_in_column(&mut self, input: &[u8], run: &Run<'_>, value: &Value) {
+        let (cell, Place::Cell { table, column, row }) = (value.cell, value.place) else {
+            return;
+        };
+        let first_in_cell = run.repaired && self.findings.last_broken_cell != Some(cell);
+        if first_in_cell {
+            self.findings.last_broken_cell = Some(cell);
+        }
+        let findings = self.findings.column(table as usize, column as usize);
+        let counted: Result<(), Infallible> = CountingSink {
+            counts: &mut findings.counts,
+            base: self.base,
+        }
+        .run(input, run);
+        let Ok(()) = counted;
+        if first_in_cell {
+            findings.broken_cells += 1;
+            if findings.example.is_none()
+                && let Some(row) = self.lexed.rows.get(row as usize)
+            {
+                let key = self.lexed.keys.get(row.key.clone()).unwrap_or_default();
+                findings.example = Some((row.ordinal, key.to_vec()));
+            }
+        }
+    }
+
     /// The value that holds the whole of `run`, if any (text, or binary).
     fn value_of(&mut self, run: &Run<'_>) -> Option<&'a Value> {
         let values = &self.lexed.values;
@@ -205,40 +239,19 @@ impl<W: Write> Sink for DumpSink<'_, W> {
             verdict: run.verdict,
             repaired: run.repaired && value.is_some_and(|v| v.text),
         };
-        let base = self.base;
+        if let Some(value) = value {
+            self.count_in_column(input, &run, value);
+        }
+        if value.is_some_and(|v| !v.text) {
+            self.findings.binary_runs += 1;
+            return Ok(());
+        }
         let counted: Result<(), Infallible> = CountingSink {
             counts: &mut self.findings.counts,
-            base,
+            base: self.base,
         }
         .run(input, &run);
         let Ok(()) = counted;
-        if let Some(&Value {
-            cell,
-            place: Place::Cell { table, column, row },
-            ..
-        }) = value
-        {
-            let first_in_cell = run.repaired && self.findings.last_broken_cell != Some(cell);
-            if first_in_cell {
-                self.findings.last_broken_cell = Some(cell);
-            }
-            let findings = self.findings.column(table as usize, column as usize);
-            let counted: Result<(), Infallible> = CountingSink {
-                counts: &mut findings.counts,
-                base,
-            }
-            .run(input, &run);
-            let Ok(()) = counted;
-            if first_in_cell {
-                findings.broken_cells += 1;
-                if findings.example.is_none()
-                    && let Some(row) = self.lexed.rows.get(row as usize)
-                {
-                    let key = self.lexed.keys.get(row.key.clone()).unwrap_or_default();
-                    findings.example = Some((row.ordinal, key.to_vec()));
-                }
-            }
-        }
         if run.repaired {
             self.copy_to(input, run.span.start)?;
         }

@@ -70,6 +70,9 @@ pub(crate) enum Stop {
     NeedMore(usize),
     /// The dump is not what the lexer understands, at this offset.
     Error(usize, String),
+    /// Data, at this offset, for a table that no definition read so far describes: the dump
+    /// may hold data only, its tables defined in another one.
+    Undefined(usize, String),
 }
 
 /// A construct that runs on past the end of a buffer.

@@ -1,0 +1,147 @@
+//! The tables of dumps of a schema (`--schema`), lent to dumps that hold only data.
+//!
+//! `mariadb-dump --no-create-info` and `pg_dump --data-only` write rows without the `CREATE
+//! TABLE` statements that say which columns hold text, and so where a repair may land; a
+//! database is often dumped that way, its schema apart (`--no-data`, `--schema-only`). The
+//! schema dumps are read here by the dump lexer itself, before the data, and only their tables
+//! (columns, kinds, primary keys) are lent to the data dump's lexer, which starts from them as
+//! if the data dump had defined them first. Nothing else of a schema dump carries over: its
+//! `SET NAMES`, `USE`, `DELIMITER` and `standard_conforming_strings` are its own, as they are
+//! for the client that loads it. A schema dump is read, never changed.
+
+use std::path::{Path, PathBuf};
+
+use super::lexer::Lexer;
+use super::schema::{Schema, Table};
+use super::{BlockLexer, Format, LexedBuffer, ReadFor, dialect_of, lex_error};
+use crate::charset::SqlDialect;
+use crate::engine::{self, EngineOptions, Input};
+use crate::error::Error;
+use crate::mojibake::Readings;
+
+/// The tables that dumps of a schema define, ready to be lent to dumps of its data.
+#[derive(Debug)]
+pub struct Definitions {
+    dialect: SqlDialect,
+    /// Every table, borrowed ([`Schema::lend`]).
+    schema: Schema,
+    paths: Vec<PathBuf>,
+    latin1_declarations: u64,
+}
+
+impl Definitions {
+    /// Reads the tables that the dumps at `paths` define, in order: a table defined again
+    /// replaces the earlier definition, as it would in one dump. `None` without paths. A dump
+    /// that defines no table is refused (it is likely the data dump, given twice), and so are
+    /// dumps of two dialects.
+    pub fn read(
+        paths: &[PathBuf],
+        readings: &Readings,
+        engine: &EngineOptions,
+    ) -> Result<Option<Definitions>, Error> {
+        let mut first: Option<(SqlDialect, &Path)> = None;
+        let mut schema = Schema::default();
+        let mut latin1_declarations = 0;
+        for path in paths {
+            let this = dialect_of_schema(path)?;
+            let (dialect, first_path) = *first.get_or_insert((this, path));
+            if this != dialect {
+                let message = format!(
+                    "--schema dumps of two dialects: {} is a {} dump, {} a {} one",
+                    first_path.display(),
+                    dialect_title(dialect),
+                    path.display(),
+                    dialect_title(this)
+                );
+                return Err(Error::Usage(message));
+            }
+            let (tables, latin1) = read_tables(path, dialect, readings, engine)?;
+            if tables.is_empty() {
+                let message = format!(
+                    "{}: no CREATE TABLE in it; --schema reads a dump of the schema \
+                     (mariadb-dump --no-data, pg_dump --schema-only)",
+                    path.display()
+                );
+                return Err(Error::Usage(message));
+            }
+            for table in tables {
+                schema.define(table);
+            }
+            latin1_declarations += latin1;
+        }
+        Ok(first.map(|(dialect, _)| Definitions {
+            dialect,
+            schema: schema.lend(),
+            paths: paths.to_vec(),
+            latin1_declarations,
+        }))
+    }
+
+    /// The dumps read.
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
+
+    /// How many `latin1` character sets and collations the schema dumps declare, which
+    /// `--convert-charset` rewrites in a dump it fixes, but cannot in these: they are read,
+    /// not fixed.
+    pub fn latin1_declarations(&self) -> u64 {
+        self.latin1_declarations
+    }
+
+    /// The tables, for the dump `input` in `dialect`. A schema of another dialect is refused:
+    /// its types would be misread.
+    pub(super) fn lend_to(&self, input: &Input, dialect: SqlDialect) -> Result<Schema, Error> {
+        if dialect != self.dialect {
+            let message = format!(
+                "{}: a {} dump, and the --schema dump is a {} one",
+                input.display_path().display(),
+                dialect_title(dialect),
+                dialect_title(self.dialect)
+            );
+            return Err(Error::Usage(message));
+        }
+        Ok(self.schema.clone())
+    }
+}
+
+/// The dialect of the schema dump at `path`: its header's, or a guess from its first lines.
+fn dialect_of_schema(path: &Path) -> Result<SqlDialect, Error> {
+    let input = Input::File(path.to_path_buf());
+    Ok(dialect_of(&input, Format::Sql)?.unwrap_or(SqlDialect::MySql))
+}
+
+/// Lexes the dump at `path` to its end; returns the tables it defines (every definition, in
+/// order) and how many `latin1` declarations `--convert-charset` would rewrite in it.
+fn read_tables(
+    path: &Path,
+    dialect: SqlDialect,
+    readings: &Readings,
+    engine: &EngineOptions,
+) -> Result<(Vec<Table>, u64), Error> {
+    let input = Input::File(path.to_path_buf());
+    let mut lexing = BlockLexer::new(Lexer::new(dialect, true));
+    let mut buffer = LexedBuffer::new();
+    let mut latin1 = 0;
+    let mut step = |block: &[u8], base: u64, last: bool| -> Result<(), Error> {
+        let lexed = lexing
+            .lex(block, base, last, &mut buffer)
+            .map_err(|error| lex_error(path, error, ReadFor::Schema))?;
+        if lexed {
+            latin1 += buffer.lexed.edits.len() as u64;
+        }
+        Ok(())
+    };
+    engine::for_each_block_in_order(&input, readings, engine, |block, base| {
+        step(block, base, false)
+    })?;
+    step(&[], 0, true)?;
+    Ok((lexing.lexer.schema.tables, latin1))
+}
+
+fn dialect_title(dialect: SqlDialect) -> &'static str {
+    match dialect {
+        SqlDialect::MySql => "MySQL/MariaDB",
+        SqlDialect::PostgreSql => "PostgreSQL",
+    }
+}
