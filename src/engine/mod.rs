@@ -201,14 +201,12 @@ fn for_each_block<T: Send>(
         Source::Map { map, file } => {
             let ranges = block_ranges(&map, readings);
             in_order_in_parallel(
-                ranges.len(),
-                |index| {
-                    let range = ranges[index].clone();
+                &ranges,
+                |range| {
                     still_there(&file, &path, range.end)?;
-                    process(&map[range.clone()], range.start as u64)
+                    Ok((range, process(&map[range.clone()], range.start as u64)?))
                 },
-                |index, result| {
-                    let range = ranges[index].clone();
+                |(range, result)| {
                     consume(&map[range.clone()], range.start as u64, result)?;
                     done(range.len());
                     // SAFETY: the map is a read-only, file-backed mapping, so dropping its
@@ -251,35 +249,43 @@ fn for_each_block<T: Send>(
     }
 }
 
-/// Runs `process` on items `0..count` on the thread pool and hands each result to `consume`
-/// on this thread, in order, as soon as it and all before it are done; at most a few items per
-/// thread are processed ahead of the one consumed, which bounds memory. Consuming (writing,
-/// merging) goes on while the pool processes the next items: no barrier between the two.
-/// After an error nothing more is started; it is returned once the items under way are done.
-fn in_order_in_parallel<T: Send>(
-    count: usize,
-    process: impl Fn(usize) -> Result<T, Error> + Sync,
-    mut consume: impl FnMut(usize, T) -> Result<(), Error>,
+/// Runs `process` on each of `items` on the thread pool and hands each result to `consume` on
+/// this thread, in the order of the items, as soon as it and all before it are done; at most a
+/// few items per thread are taken from `items` ahead of the one consumed, which bounds memory
+/// (and lets `items` be a stream, such as a channel filled by another thread). Consuming
+/// (writing, merging) goes on while the pool processes the next items: no barrier between the
+/// two. After an error nothing more is started; it is returned once the items under way are
+/// done.
+pub(crate) fn in_order_in_parallel<I: Send, T: Send>(
+    items: impl IntoIterator<Item = I>,
+    process: impl Fn(I) -> Result<T, Error> + Sync,
+    mut consume: impl FnMut(T) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let ahead = 2 * rayon::current_num_threads().max(1);
     type Outcome<T> = std::thread::Result<Result<T, Error>>;
     let (finished, results) = mpsc::channel::<(usize, Outcome<T>)>();
     let process = &process;
+    let mut items = items.into_iter().fuse();
     rayon::in_place_scope(|scope| {
         let mut waiting: BTreeMap<usize, T> = BTreeMap::new();
         let mut started = 0;
-        for next in 0..count {
-            while started < count && started < next + ahead {
+        for next in 0.. {
+            while started < next + ahead
+                && let Some(item) = items.next()
+            {
                 let index = started;
                 let finished = finished.clone();
                 scope.spawn(move |_| {
                     // A panic is sent on too, so that this thread never waits for a result
                     // that will not come; it is resumed there. The receiver lives until the
                     // scope ends, so the send cannot fail.
-                    let outcome = panic::catch_unwind(AssertUnwindSafe(|| process(index)));
+                    let outcome = panic::catch_unwind(AssertUnwindSafe(|| process(item)));
                     let _ = finished.send((index, outcome));
                 });
                 started += 1;
+            }
+            if next == started {
+                break;
             }
             let result = loop {
                 if let Some(result) = waiting.remove(&next) {
@@ -293,7 +299,7 @@ fn in_order_in_parallel<T: Send>(
                     };
                 }
             };
-            consume(next, result)?;
+            consume(result)?;
         }
         Ok(())
     })

@@ -14,6 +14,7 @@ pub mod counts;
 pub mod explain;
 pub mod matcher;
 pub mod plausibility;
+pub mod recorded;
 pub mod repair;
 pub mod scanner;
 
@@ -21,5 +22,6 @@ pub use codepage::{CodePage, ReadingMask, Readings};
 pub use counts::Counts;
 pub use matcher::{DoubleEncodedMatch, RepairedChar};
 pub use plausibility::{Evidence, Strictness, Verdict};
+pub use recorded::RecordedScan;
 pub use repair::{RepairPatches, RepairWriter, repair};
 pub use scanner::{Run, Scanner, Sink};

@@ -1,0 +1,118 @@
+//! A scan recorded, to be replayed later into any sink.
+//!
+//! The scan of a buffer (matching, peeling, judging) is the expensive part and needs nothing
+//! but the buffer; some sinks must see the buffers one after the other (a dump's sink, which
+//! follows the lexer's rows and cells; an audit log, which numbers lines). Recording splits the
+//! two: buffers are scanned in parallel into a [`RecordedScan`] each, which is then replayed in
+//! order into the sink, which sees exactly the runs, in exactly the order, that a scan would
+//! have given it.
+
+use std::convert::Infallible;
+use std::ops::Range;
+
+use super::matcher::RepairedChar;
+use super::plausibility::Verdict;
+use super::scanner::{Run, Scanner, Sink};
+
+/// Every run a scan of one buffer found, in order.
+#[derive(Debug, Default)]
+pub struct RecordedScan {
+    runs: Vec<RecordedRun>,
+    /// The characters of every run, one after the other.
+    chars: Vec<RepairedChar>,
+}
+
+#[derive(Debug)]
+struct RecordedRun {
+    span: Range<usize>,
+    /// Where its characters are in [`RecordedScan::chars`].
+    chars: Range<usize>,
+    verdict: Verdict,
+    repaired: bool,
+}
+
+impl RecordedScan {
+    /// Scans `input` with `scanner`, keeping every run.
+    pub fn record(scanner: &Scanner, input: &[u8]) -> RecordedScan {
+        let mut recorded = RecordedScan::default();
+        let Ok(()) = scanner.scan(input, &mut recorded);
+        recorded
+    }
+
+    /// Gives `sink` the runs of the recorded scan of `input`, then its end, as the scan did.
+    pub fn replay<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
+        for run in &self.runs {
+            let replayed = Run {
+                span: run.span.clone(),
+                chars: &self.chars[run.chars.clone()],
+                verdict: run.verdict,
+                repaired: run.repaired,
+            };
+            sink.run(input, &replayed)?;
+        }
+        sink.end(input)
+    }
+}
+
+impl Sink for RecordedScan {
+    type Error = Infallible;
+
+    fn run(&mut self, _: &[u8], run: &Run<'_>) -> Result<(), Infallible> {
+        let start = self.chars.len();
+        self.chars.extend_from_slice(run.chars);
+        self.runs.push(RecordedRun {
+            span: run.span.clone(),
+            chars: start..self.chars.len(),
+            verdict: run.verdict,
+            repaired: run.repaired,
+        });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mojibake::{Readings, Strictness};
+
+    /// Writes down every run a sink is given, to compare two sequences of runs.
+    #[derive(Default)]
+    struct Transcript(Vec<String>);
+
+    impl Sink for Transcript {
+        type Error = Infallible;
+
+        fn run(&mut self, input: &[u8], run: &Run<'_>) -> Result<(), Infallible> {
+            let line = format!(
+                "{:?} {:?} {:?} {} {:?}",
+                run.span,
+                String::from_utf8_lossy(&input[run.span.clone()]),
+                run.verdict,
+                run.repaired,
+                run.chars
+            );
+            self.0.push(line);
+            Ok(())
+        }
+
+        fn end(&mut self, input: &[u8]) -> Result<(), Infallible> {
+            self.0.push(format!("end of {} bytes", input.len()));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_replay_gives_the_sink_what_the_scan_gave_it() {
+        let scanner = Scanner::new(Readings::western(), Strictness::Balanced);
+        // Repaired runs, and look-alikes left alone (a lone `Ð²` in a field of its own).
+        let input = "Ã©tÃ© â€™ ÃƒÂ© Ð¿Ñ€Ð¸ cafÃ©\tÐ²\tÂ©\t'Ã©'\n".repeat(3);
+        let mut scanned = Transcript::default();
+        let Ok(()) = scanner.scan(input.as_bytes(), &mut scanned);
+        let mut replayed = Transcript::default();
+        let recorded = RecordedScan::record(&scanner, input.as_bytes());
+        let Ok(()) = recorded.replay(input.as_bytes(), &mut replayed);
+        assert!(scanned.0.len() > 10, "{:?}", scanned.0);
+        assert!(scanned.0.iter().any(|line| line.contains(" false ")));
+        assert_eq!(scanned.0, replayed.0);
+    }
+}
