@@ -328,3 +328,111 @@ fn postgresql_copy_data() {
     assert_eq!(name["double_encoded_cells"], 1);
     assert_eq!(name["example_row"], "row 1");
 }
+
+/// A `mariadb-dump` without `--hex-blob` writes a blob's bytes as they are, escaping only NUL,
+/// quotes, backslash, CR, LF and ^Z: binary blobs make the file invalid UTF-8, but its text is
+/// still UTF-8. Such a dump is repaired (never skipped as "not UTF-8"), whichever destination,
+/// every blob byte kept, and `scan` calls it valid UTF-8: blob bytes are no characters.
+#[test]
+fn a_dump_with_binary_blobs_is_utf8_where_it_holds_text() {
+    let escape = |bytes: &[u8]| -> Vec<u8> {
+        let mut out = Vec::new();
+        for &byte in bytes {
+            match byte {
+                0 => out.extend(b"\\0"),
+                b'\n' => out.extend(b"\\n"),
+                b'\r' => out.extend(b"\\r"),
+                0x1A => out.extend(b"\\Z"),
+                b'\\' | b'\'' | b'"' => out.extend([b'\\', byte]),
+                _ => out.push(byte),
+            }
+        }
+        out
+    };
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut random_bytes = |n: usize| -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 24) as u8
+            })
+            .collect()
+    };
+    let (mut original, mut expected) = (Vec::new(), Vec::new());
+    for id in 1..=200 {
+        let blob = escape(&random_bytes(300));
+        for (out, name) in [(&mut original, LOOKS_GARBLED), (&mut expected, "café")] {
+            out.extend(
+                format!("{}({id},'{name} {id}','", if id == 1 { "" } else { ",\n" }).as_bytes(),
+            );
+            out.extend(&blob);
+            out.extend(b"',NULL)");
+        }
+    }
+    let dump = |rows: &[u8]| -> Vec<u8> {
+        let text = mysql_dump("ROWS").replace("SET NAMES latin1", "SET NAMES utf8mb4");
+        let (head, tail) = text.split_once("ROWS").expect("the placeholder");
+        [head.as_bytes(), rows, tail.as_bytes()].concat()
+    };
+    let (original, expected) = (dump(&original), dump(&expected));
+    assert!(
+        std::str::from_utf8(&original).is_err(),
+        "the blobs are binary"
+    );
+    let (dir, path) = temp_file("blobs.sql", &original);
+
+    let out = dir.path().join("out.sql");
+    let output = run(&["fix", "-q", path_str(&path), "-o", path_str(&out)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        std::fs::read(&out).expect("written") == expected,
+        "to a file"
+    );
+    let output = run(&["fix", "-q", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(output.stdout == expected, "to standard output");
+
+    let output = run(&["scan", "--json", path_str(&path)]);
+    let report = &json_lines(&output)[0];
+    assert_eq!(report["valid_utf8"], true, "{report}");
+    assert_eq!(report["fine_non_ascii"], 0, "{report}");
+    assert_eq!(report["bytes"], original.len(), "{report}");
+    let diagnostics = report["encoding"]["diagnostics"].to_string();
+    assert!(!diagnostics.contains("not UTF-8"), "{diagnostics}");
+
+    let output = run(&["fix", "-q", "--in-place", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        std::fs::read(&path).expect("replaced") == expected,
+        "in place"
+    );
+}
+
+/// A dump whose text is in Windows-1252 (made with `--default-character-set=latin1`) is legacy
+/// by its text: skipped with its encoding named, or converted with `--transcode`.
+#[test]
+fn a_dump_whose_text_is_windows_1252_is_legacy() {
+    let row =
+        |id: u32| format!("({id},'Le café coûte 3 € l’été, déjà vu, naïve façade',NULL,NULL)");
+    let rows: Vec<String> = (1..=300).map(row).collect();
+    let text = mysql_dump(&rows.join(","));
+    let (original, _, unmappable) = encoding_rs::WINDOWS_1252.encode(&text);
+    assert!(!unmappable);
+    let (dir, path) = temp_file("latin1.sql", &original);
+    let out = dir.path().join("out.sql");
+
+    let output = run(&["fix", path_str(&path), "-o", path_str(&out)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("latin1.sql: skipped: not UTF-8 (looks like windows-1252"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!out.exists());
+
+    let output = run(&["fix", "--transcode", path_str(&path), "-o", path_str(&out)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(std::fs::read(&out).expect("converted"), text.as_bytes());
+}

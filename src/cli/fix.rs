@@ -11,7 +11,7 @@
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use clap::Args;
 use encoding_rs::Encoding;
@@ -301,21 +301,31 @@ fn fix_one(
         Ok(destination) => destination,
         Err(error) => return Fixed::Failed(error),
     };
+    let dialect = match dump::dialect_of(&found.input, args.format) {
+        Ok(dialect) => dialect,
+        Err(error) => return Fixed::Failed(error),
+    };
     let mut engine = prepared.engine.clone();
     // A fix into a temporary file (or nowhere) judges the file's first invalid byte as it
     // comes to it, and drops what it wrote when the file turns out to be legacy: one pass over
     // a UTF-8 file instead of two. Standard output shows every byte as soon as it is written,
-    // and an audit log records changes as they are made, so those classify the file first.
+    // and an audit log records changes as they are made, so those classify the file first;
+    // except a dump, whose binary values hold bytes, not text (`mariadb-dump` writes a blob's
+    // bytes as they are): only the text around them tells whether it is UTF-8, and only the
+    // dump's own pass, which lexes it, can tell the two apart. A dump that cannot be judged
+    // while it is fixed is repaired as UTF-8 (its text that is not is left as it is).
     let judge_while_fixing = audit.is_none() && !matches!(destination, Destination::Stdout);
-    let kind = match judge_while_fixing {
-        true => transcode::classify_by_head(&found.input).map(|head| match head {
+    let kind = match (judge_while_fixing, dialect) {
+        (false, None) => transcode::classify(&found.input, scanner.readings(), &engine),
+        _ => transcode::classify_by_head(&found.input).map(|head| match head {
             Head::Undecided(path) => {
-                engine.utf8_gate = Some(transcode::utf8_gate(path));
+                if judge_while_fixing {
+                    engine.utf8_gate = Some(transcode::utf8_gate(path));
+                }
                 TextKind::Utf8
             }
             Head::Decided(kind) => kind,
         }),
-        false => transcode::classify(&found.input, scanner.readings(), &engine),
     };
     let legacy = |legacy| match args.transcode {
         true => transcode_one(args, scanner, prepared, found, legacy),
@@ -336,16 +346,12 @@ fn fix_one(
         Ok(TextKind::Utf8 | TextKind::Binary | TextKind::Unexamined) => {}
         Err(error) => return Fixed::Failed(error),
     }
-    let definitions = prepared.definitions.as_ref();
-    match repair_one(
-        args,
-        scanner,
-        &engine,
-        definitions,
-        found,
-        destination,
-        audit,
-    ) {
+    let dump = dialect.map(|dialect| DumpOptions {
+        dialect,
+        convert_charset: args.convert_charset,
+        schema: prepared.definitions.clone(),
+    });
+    match repair_one(args, scanner, &engine, found, dump, destination, audit) {
         Ok(repaired) => Fixed::Done(Box::new(repaired)),
         Err(Error::NotUtf8 {
             legacy: found_legacy,
@@ -361,8 +367,8 @@ fn repair_one(
     args: &FixArgs,
     scanner: &Scanner,
     engine: &EngineOptions,
-    definitions: Option<&Arc<Definitions>>,
     found: &Found,
+    dump: Option<DumpOptions>,
     destination: Destination,
     audit: Option<&Mutex<AuditLog>>,
 ) -> Result<Repaired, Error> {
@@ -372,13 +378,8 @@ fn repair_one(
         Some(Err(_)) => return Err(Error::Usage("the audit log was poisoned".into())),
     };
     let input = &found.input;
-    match dump::dialect_of(input, args.format)? {
-        Some(dialect) => {
-            let options = DumpOptions {
-                dialect,
-                convert_charset: args.convert_charset,
-                schema: definitions.cloned(),
-            };
+    match dump {
+        Some(options) => {
             let log = log.as_deref_mut();
             return fix_dump_one(args, scanner, engine, input, destination, options, log);
         }

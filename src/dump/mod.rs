@@ -56,7 +56,7 @@ use crate::charset::SqlDialect;
 use crate::engine::blocks::BLOCK_SIZE;
 use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::Error;
-use crate::mojibake::Scanner;
+use crate::mojibake::{Counts, RecordedScan, Scanner};
 use lexer::{LexError, Lexed, Lexer};
 use sink::{DumpSink, Failed, Findings, TableNames};
 
@@ -354,6 +354,14 @@ fn process<W: Write>(
         Some(Repair { out, audit, .. }) => (Some(out), audit),
         None => (None, None),
     };
+    // A dump is judged by its text, not by its raw bytes (see `observe_text`): the gate is
+    // taken from the reading of the blocks and applied to what the lexer makes of them.
+    let gate = engine.utf8_gate.clone();
+    let engine = &EngineOptions {
+        utf8_gate: None,
+        ..engine.clone()
+    };
+    let mut judged = false;
     let (send, receive) = mpsc::sync_channel::<LexedBuffer>(1);
     let (give_back, recycle) = mpsc::sync_channel::<LexedBuffer>(3);
     let mut head = Vec::new();
@@ -372,31 +380,50 @@ fn process<W: Write>(
         });
         let mut findings = Findings::default();
         let mut tables = Vec::new();
-        let mut written: Result<(), Error> = Ok(());
-        for mut buffer in receive.iter() {
-            findings.counts.observe_bytes(&buffer.bytes, buffer.base);
-            findings.edits += buffer.lexed.edits.len() as u64;
-            tables.append(&mut buffer.tables);
-            let mut sink = DumpSink::new(
-                &buffer.lexed,
-                &mut findings,
-                buffer.base,
-                out.as_deref_mut(),
-                // A shorter borrow of the log, for this buffer only.
-                audit
-                    .as_mut()
-                    .map(|audit| &mut **audit as &mut dyn DumpAudit),
-                &tables,
-            );
-            if let Err(failed) = scanner.scan(&buffer.bytes, &mut sink) {
-                written = Err(match failed {
-                    Failed::Output(source) => write_error(source),
-                    Failed::Audit(error) => error,
-                });
-                break;
-            }
-            let _ = give_back.try_send(buffer);
-        }
+        // The scanner's work, the dearest part, is done on the pool's threads, buffers in
+        // parallel; its runs are replayed into the sink here, in order, since the sink follows
+        // the dump's cells and writes the output (and the log) from start to end.
+        let written = engine::in_order_in_parallel(
+            receive.iter(),
+            // Two buffers per thread keep every thread busy while the lexer goes on; each is
+            // larger than its bytes (a span per value), so they are most of the memory.
+            2,
+            |buffer: LexedBuffer| {
+                let mut observed = Counts::default();
+                observe_text(&mut observed, &buffer);
+                let recorded = RecordedScan::record(scanner, &buffer.bytes);
+                Ok((buffer, observed, recorded))
+            },
+            |(mut buffer, observed, recorded)| {
+                if let (Some(at), Some(gate)) = (observed.first_invalid_offset, &gate)
+                    && !std::mem::replace(&mut judged, true)
+                {
+                    gate.judge(at)?;
+                }
+                findings.counts.merge(observed);
+                findings.edits += buffer.lexed.edits.len() as u64;
+                tables.append(&mut buffer.tables);
+                let mut sink = DumpSink::new(
+                    &buffer.lexed,
+                    &mut findings,
+                    buffer.base,
+                    out.as_deref_mut(),
+                    // A shorter borrow of the log, for this buffer only.
+                    audit
+                        .as_mut()
+                        .map(|audit| &mut **audit as &mut dyn DumpAudit),
+                    &tables,
+                );
+                recorded
+                    .replay(&buffer.bytes, &mut sink)
+                    .map_err(|failed| match failed {
+                        Failed::Output(source) => write_error(source),
+                        Failed::Audit(error) => error,
+                    })?;
+                let _ = give_back.try_send(buffer);
+                Ok(())
+            },
+        );
         drop(receive);
         let read = reader
             .join()
@@ -410,6 +437,22 @@ fn process<W: Write>(
     }
     let report = DumpReport::new(options.dialect, lexer.schema, findings);
     Ok((report, head))
+}
+
+/// Takes in the bytes of a lexed buffer as `Counts::observe_bytes` does, except that the insides
+/// of binary values count as bytes read and nothing else: they hold bytes, not characters
+/// (`mariadb-dump` without `--hex-blob` writes a blob's bytes as they are), so a dump whose
+/// blobs are not UTF-8 is still UTF-8 where it holds text, and their bytes are no characters.
+fn observe_text(counts: &mut Counts, buffer: &LexedBuffer) {
+    let mut from = 0;
+    for value in buffer.lexed.values.iter().filter(|value| !value.text) {
+        let start = value.span.start.max(from);
+        let end = value.span.end.max(start);
+        counts.observe_bytes(&buffer.bytes[from..start], buffer.base + from as u64);
+        counts.bytes += (end - start) as u64;
+        from = end;
+    }
+    counts.observe_bytes(&buffer.bytes[from..], buffer.base + from as u64);
 }
 
 /// Scans a dump and reports on it per table and column; changes nothing. Also returns the

@@ -123,6 +123,11 @@ impl Utf8Gate {
     pub fn new(judge: impl Fn(u64) -> Result<(), Error> + Send + Sync + 'static) -> Utf8Gate {
         Utf8Gate(Arc::new(judge))
     }
+
+    /// Judges the input whose first invalid byte is at `offset`: an error stops its pass.
+    pub fn judge(&self, offset: u64) -> Result<(), Error> {
+        (self.0)(offset)
+    }
 }
 
 impl std::fmt::Debug for Utf8Gate {
@@ -181,7 +186,7 @@ fn for_each_block<T: Send>(
         // first invalid byte: every block before it was validated before it was consumed.
         if let (Some(at), Some(gate)) = (invalid_at, gate)
             && !judged.swap(true, Ordering::Relaxed)
-            && let Err(error) = (gate.0)(at)
+            && let Err(error) = gate.judge(at)
         {
             // The input is read again or skipped: take back what the bar counted of it.
             if let Some(progress) = &options.progress {
@@ -202,6 +207,7 @@ fn for_each_block<T: Send>(
             let ranges = block_ranges(&map, readings);
             in_order_in_parallel(
                 &ranges,
+                2,
                 |range| {
                     still_there(&file, &path, range.end)?;
                     Ok((range, process(&map[range.clone()], range.start as u64)?))
@@ -250,18 +256,19 @@ fn for_each_block<T: Send>(
 }
 
 /// Runs `process` on each of `items` on the thread pool and hands each result to `consume` on
-/// this thread, in the order of the items, as soon as it and all before it are done; at most a
-/// few items per thread are taken from `items` ahead of the one consumed, which bounds memory
-/// (and lets `items` be a stream, such as a channel filled by another thread). Consuming
+/// this thread, in the order of the items, as soon as it and all before it are done; at most
+/// `per_thread` items per thread are taken from `items` ahead of the one consumed, which bounds
+/// memory (and lets `items` be a stream, such as a channel filled by another thread). Consuming
 /// (writing, merging) goes on while the pool processes the next items: no barrier between the
 /// two. After an error nothing more is started; it is returned once the items under way are
 /// done.
 pub(crate) fn in_order_in_parallel<I: Send, T: Send>(
     items: impl IntoIterator<Item = I>,
+    per_thread: usize,
     process: impl Fn(I) -> Result<T, Error> + Sync,
     mut consume: impl FnMut(T) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let ahead = 2 * rayon::current_num_threads().max(1);
+    let ahead = per_thread.max(1) * rayon::current_num_threads().max(1);
     type Outcome<T> = std::thread::Result<Result<T, Error>>;
     let (finished, results) = mpsc::channel::<(usize, Outcome<T>)>();
     let process = &process;
