@@ -176,6 +176,10 @@ struct LexedBuffer {
     base: u64,
     lexed: Lexed,
     tables: Vec<TableNames>,
+    /// Its scan, and its repaired bytes (when they are written), once it is scanned; recycled
+    /// with the rest, so that fresh memory is not faulted in for every buffer.
+    scan: RecordedScan,
+    repaired: Vec<u8>,
 }
 
 impl LexedBuffer {
@@ -185,6 +189,8 @@ impl LexedBuffer {
             base: 0,
             lexed: Lexed::default(),
             tables: Vec::new(),
+            scan: RecordedScan::default(),
+            repaired: Vec::new(),
         }
     }
 }
@@ -363,7 +369,10 @@ fn process<W: Write>(
     };
     let mut judged = false;
     let (send, receive) = mpsc::sync_channel::<LexedBuffer>(1);
-    let (give_back, recycle) = mpsc::sync_channel::<LexedBuffer>(3);
+    // Room for every buffer that can be alive at once (being lexed, sent, scanned ahead), so
+    // that none is dropped and another allocated, its pages faulted in afresh.
+    let alive = 2 * rayon::current_num_threads().max(1) + 2;
+    let (give_back, recycle) = mpsc::sync_channel::<LexedBuffer>(alive);
     let mut head = Vec::new();
     let head_out = &mut head;
     let write_error = |source| Error::Write {
@@ -380,21 +389,46 @@ fn process<W: Write>(
         });
         let mut findings = Findings::default();
         let mut tables = Vec::new();
+        let writes = out.is_some();
+        let audited = audit.is_some();
+        let failure = |failed| match failed {
+            Failed::Output(source) => write_error(source),
+            Failed::Audit(error) => error,
+        };
         // The scanner's work, the dearest part, is done on the pool's threads, buffers in
-        // parallel; its runs are replayed into the sink here, in order, since the sink follows
-        // the dump's cells and writes the output (and the log) from start to end.
+        // parallel, and so is the sink's unless it tells an audit log: into findings and an
+        // output of the buffer's own, merged and written here in order. An audit log is told
+        // from start to end, in order, with the names of the cells: then the scan's runs are
+        // replayed here into the one sink.
         let written = engine::in_order_in_parallel(
             receive.iter(),
             // Two buffers per thread keep every thread busy while the lexer goes on; each is
             // larger than its bytes (a span per value), so they are most of the memory.
             2,
-            |buffer: LexedBuffer| {
+            |mut buffer: LexedBuffer| {
                 let mut observed = Counts::default();
                 observe_text(&mut observed, &buffer);
-                let recorded = RecordedScan::record(scanner, &buffer.bytes);
-                Ok((buffer, observed, recorded))
+                buffer.scan.record_again(scanner, &buffer.bytes);
+                if audited {
+                    return Ok((buffer, observed, None));
+                }
+                let mut part = Findings::default();
+                buffer.repaired.clear();
+                let mut sink = DumpSink::new(
+                    &buffer.lexed,
+                    &mut part,
+                    buffer.base,
+                    writes.then_some(&mut buffer.repaired),
+                    None,
+                    &[],
+                );
+                buffer
+                    .scan
+                    .replay(&buffer.bytes, &mut sink)
+                    .map_err(failure)?;
+                Ok((buffer, observed, Some(Box::new(part))))
             },
-            |(mut buffer, observed, recorded)| {
+            |(mut buffer, observed, sunk)| {
                 if let (Some(at), Some(gate)) = (observed.first_invalid_offset, &gate)
                     && !std::mem::replace(&mut judged, true)
                 {
@@ -403,23 +437,31 @@ fn process<W: Write>(
                 findings.counts.merge(observed);
                 findings.edits += buffer.lexed.edits.len() as u64;
                 tables.append(&mut buffer.tables);
-                let mut sink = DumpSink::new(
-                    &buffer.lexed,
-                    &mut findings,
-                    buffer.base,
-                    out.as_deref_mut(),
-                    // A shorter borrow of the log, for this buffer only.
-                    audit
-                        .as_mut()
-                        .map(|audit| &mut **audit as &mut dyn DumpAudit),
-                    &tables,
-                );
-                recorded
-                    .replay(&buffer.bytes, &mut sink)
-                    .map_err(|failed| match failed {
-                        Failed::Output(source) => write_error(source),
-                        Failed::Audit(error) => error,
-                    })?;
+                match sunk {
+                    Some(part) => {
+                        findings.merge(*part);
+                        if let Some(out) = out.as_deref_mut() {
+                            out.write_all(&buffer.repaired).map_err(write_error)?;
+                        }
+                    }
+                    None => {
+                        let mut sink = DumpSink::new(
+                            &buffer.lexed,
+                            &mut findings,
+                            buffer.base,
+                            out.as_deref_mut(),
+                            // A shorter borrow of the log, for this buffer only.
+                            audit
+                                .as_mut()
+                                .map(|audit| &mut **audit as &mut dyn DumpAudit),
+                            &tables,
+                        );
+                        buffer
+                            .scan
+                            .replay(&buffer.bytes, &mut sink)
+                            .map_err(failure)?;
+                    }
+                }
                 let _ = give_back.try_send(buffer);
                 Ok(())
             },
@@ -444,15 +486,12 @@ fn process<W: Write>(
 /// (`mariadb-dump` without `--hex-blob` writes a blob's bytes as they are), so a dump whose
 /// blobs are not UTF-8 is still UTF-8 where it holds text, and their bytes are no characters.
 fn observe_text(counts: &mut Counts, buffer: &LexedBuffer) {
-    let mut from = 0;
-    for value in buffer.lexed.values.iter().filter(|value| !value.text) {
-        let start = value.span.start.max(from);
-        let end = value.span.end.max(start);
-        counts.observe_bytes(&buffer.bytes[from..start], buffer.base + from as u64);
-        counts.bytes += (end - start) as u64;
-        from = end;
-    }
-    counts.observe_bytes(&buffer.bytes[from..], buffer.base + from as u64);
+    let binary = buffer.lexed.values.iter().filter(|value| !value.text);
+    counts.observe_bytes_except(
+        &buffer.bytes,
+        buffer.base,
+        binary.map(|value| value.span.clone()),
+    );
 }
 
 /// Scans a dump and reports on it per table and column; changes nothing. Also returns the

@@ -22,7 +22,7 @@ use super::report::{RowId, key_names_in_row_order};
 use super::schema::Table;
 use crate::audit::record::Cell;
 use crate::error::Error;
-use crate::mojibake::counts::CountingSink;
+use crate::mojibake::counts::{CountingSink, Sequences};
 use crate::mojibake::{Counts, Run, Sink};
 
 /// What the audit log of a dump fix is told, in the order of the dump's bytes: every run as
@@ -91,10 +91,40 @@ pub(crate) struct Findings {
     pub columns: Vec<Vec<ColumnFindings>>,
     /// Character set declarations rewritten.
     pub edits: u64,
+    /// The first and the last cell with a repaired run, and the column of the first: a cell
+    /// cut between two buffers is one broken cell, though both buffers' findings saw it.
+    first_broken_cell: Option<(u64, usize, usize)>,
     last_broken_cell: Option<u64>,
 }
 
 impl Findings {
+    /// Adds the findings of the buffers that follow those of `self`, as if one sink had seen
+    /// them all: the examples stay the earliest, and a broken cell that both saw counts once.
+    pub fn merge(&mut self, later: Findings) {
+        if let Some((cell, table, column)) = later.first_broken_cell {
+            let first = &mut self.first_broken_cell;
+            first.get_or_insert((cell, table, column));
+            if self.last_broken_cell == Some(cell) {
+                let counted_twice = self.column(table, column);
+                counted_twice.broken_cells = counted_twice.broken_cells.saturating_sub(1);
+            }
+        }
+        self.last_broken_cell = later.last_broken_cell.or(self.last_broken_cell);
+        self.counts.merge(later.counts);
+        self.binary_runs += later.binary_runs;
+        self.edits += later.edits;
+        for (table, columns) in later.columns.into_iter().enumerate() {
+            for (column, found) in columns.into_iter().enumerate() {
+                let into = self.column(table, column);
+                into.broken_cells += found.broken_cells;
+                into.counts.merge(found.counts);
+                if into.example.is_none() {
+                    into.example = found.example;
+                }
+            }
+        }
+    }
+
     fn column(&mut self, table: usize, column: usize) -> &mut ColumnFindings {
         if self.columns.len() <= table {
             self.columns.resize_with(table + 1, Vec::new);
@@ -168,14 +198,14 @@ impl<'a, W: Write> DumpSink<'a, W> {
         let first_in_cell = run.repaired && self.findings.last_broken_cell != Some(cell);
         if first_in_cell {
             self.findings.last_broken_cell = Some(cell);
+            let place = (cell, table as usize, column as usize);
+            self.findings.first_broken_cell.get_or_insert(place);
         }
         let findings = self.findings.column(table as usize, column as usize);
-        let counted: Result<(), Infallible> = CountingSink {
-            counts: &mut findings.counts,
-            base: self.base,
-        }
-        .run(input, run);
-        let Ok(()) = counted;
+        // The report lists no sequences by column: only their totals are counted.
+        findings
+            .counts
+            .add_run(input, run, self.base, Sequences::Uncounted);
         if first_in_cell {
             findings.broken_cells += 1;
             if findings.example.is_none()

@@ -5,6 +5,7 @@
 //! exactly what one scan of the whole would give.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use rustc_hash::FxHashMap as HashMap;
 use std::convert::Infallible;
@@ -97,6 +98,42 @@ impl Counts {
             self.first_invalid_offset = Some(base + error.valid_up_to() as u64);
         }
         self.non_ascii_chars += count_lead_bytes(buffer);
+    }
+
+    /// Takes in one buffer as [`Counts::observe_bytes`] does, except that the bytes of
+    /// `skipped` (ranges of the buffer, in order, apart, each cut between characters where it
+    /// meets the rest) are bytes read and nothing else: neither characters nor invalid UTF-8.
+    /// For a dump's binary values, which hold bytes, not text. The whole buffer is validated
+    /// and counted at once (a few calls per buffer, not a few per value); only where it is
+    /// invalid are the skipped ranges looked at for validity.
+    pub fn observe_bytes_except(
+        &mut self,
+        buffer: &[u8],
+        base: u64,
+        skipped: impl Iterator<Item = Range<usize>> + Clone,
+    ) {
+        self.bytes += buffer.len() as u64;
+        let skipped_lead_bytes: u64 = skipped
+            .clone()
+            .map(|range| count_lead_bytes(&buffer[range]))
+            .sum();
+        self.non_ascii_chars += count_lead_bytes(buffer).saturating_sub(skipped_lead_bytes);
+        if self.first_invalid_offset.is_some() || simdutf8::basic::from_utf8(buffer).is_ok() {
+            return;
+        }
+        let mut from = 0;
+        let mut skipped = skipped.peekable();
+        while let Err(error) = simdutf8::compat::from_utf8(&buffer[from..]) {
+            let invalid_at = from + error.valid_up_to();
+            while skipped.next_if(|range| range.end <= invalid_at).is_some() {}
+            match skipped.peek() {
+                Some(range) if range.start <= invalid_at => from = range.end,
+                _ => {
+                    self.first_invalid_offset = Some(base + invalid_at as u64);
+                    return;
+                }
+            }
+        }
     }
 
     /// Sequences sorted most frequent first (ties by garbled bytes, so reports are stable).
@@ -193,6 +230,47 @@ fn count_lead_bytes(buffer: &[u8]) -> u64 {
     total + tail.iter().filter(|&&b| b >= 0xC0).count() as u64
 }
 
+/// Whether [`Counts::add_run`] counts a run's characters by sequence too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sequences {
+    Counted,
+    /// Only the totals: cheaper, for counts that never list sequences.
+    Uncounted,
+}
+
+impl Counts {
+    /// Counts one run of a buffer that starts at `base` in the input, as [`CountingSink`]
+    /// does, with or without its sequences.
+    pub fn add_run(&mut self, input: &[u8], run: &Run<'_>, base: u64, sequences: Sequences) {
+        if !run.repaired {
+            self.left_alone += 1;
+        }
+        for c in run.chars {
+            let garbled = &input[c.span.clone()];
+            let seq = SequenceCount {
+                original: c.original,
+                mask: c.mask,
+                layers: c.layers,
+                count: 1,
+                first_offset: base + c.span.start as u64,
+            };
+            if !run.repaired {
+                if sequences == Sequences::Counted {
+                    record(&mut self.left_alone_sequences, garbled, seq);
+                }
+                continue;
+            }
+            self.double_encoded += 1;
+            self.garbled_chars += count_lead_bytes(garbled);
+            self.by_reading[usize::from(c.mask.0)] += 1;
+            self.by_layers[usize::from(c.layers)] += 1;
+            if sequences == Sequences::Counted {
+                record(&mut self.sequences, garbled, seq);
+            }
+        }
+    }
+}
+
 /// The sink that fills a [`Counts`]; `base` is the offset of the scanned buffer in the input.
 pub struct CountingSink<'c> {
     pub counts: &'c mut Counts,
@@ -212,28 +290,8 @@ impl Sink for CountingSink<'_> {
     type Error = Infallible;
 
     fn run(&mut self, input: &[u8], run: &Run<'_>) -> Result<(), Infallible> {
-        if !run.repaired {
-            self.counts.left_alone += 1;
-        }
-        for c in run.chars {
-            let garbled = &input[c.span.clone()];
-            let seq = SequenceCount {
-                original: c.original,
-                mask: c.mask,
-                layers: c.layers,
-                count: 1,
-                first_offset: self.base + c.span.start as u64,
-            };
-            if !run.repaired {
-                record(&mut self.counts.left_alone_sequences, garbled, seq);
-                continue;
-            }
-            self.counts.double_encoded += 1;
-            self.counts.garbled_chars += count_lead_bytes(garbled);
-            self.counts.by_reading[usize::from(c.mask.0)] += 1;
-            self.counts.by_layers[usize::from(c.layers)] += 1;
-            record(&mut self.counts.sequences, garbled, seq);
-        }
+        self.counts
+            .add_run(input, run, self.base, Sequences::Counted);
         Ok(())
     }
 }
@@ -241,6 +299,30 @@ impl Sink for CountingSink<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skipped_ranges_are_bytes_only() {
+        let observe = |buffer: &[u8], skipped: &[(usize, usize)]| {
+            let mut counts = Counts::default();
+            counts.observe_bytes_except(buffer, 100, skipped.iter().map(|&(a, b)| a..b));
+            (
+                counts.bytes,
+                counts.first_invalid_offset,
+                counts.non_ascii_chars,
+            )
+        };
+        // 'é' text, then 'xx\xFF\xC3\xA9\xC0' binary, then 'ü' text.
+        let buffer = b"\xC3\xA9 'xx\xFF\xC3\xA9\xC0' \xC3\xBC";
+        assert_eq!(observe(buffer, &[(4, 10)]), (14, None, 2));
+        assert_eq!(observe(buffer, &[]), (14, Some(106), 5));
+        // Invalid text before and after a skipped range is still found.
+        let before = b"\xFF 'xx\xFF' \xC3\xBC";
+        assert_eq!(observe(before, &[(3, 6)]), (10, Some(100), 2));
+        let after = b"\xC3\xA9 'xx\xFF' \xE2\x82 ";
+        assert_eq!(observe(after, &[(4, 7)]), (12, Some(109), 2));
+        let between = b"'\xFF' \xFF '\xFE'";
+        assert_eq!(observe(between, &[(1, 2), (7, 8)]), (9, Some(104), 1));
+    }
 
     #[test]
     fn lead_bytes_are_counted_like_a_plain_loop() {

@@ -35,8 +35,15 @@ impl RecordedScan {
     /// Scans `input` with `scanner`, keeping every run.
     pub fn record(scanner: &Scanner, input: &[u8]) -> RecordedScan {
         let mut recorded = RecordedScan::default();
-        let Ok(()) = scanner.scan(input, &mut recorded);
+        recorded.record_again(scanner, input);
         recorded
+    }
+
+    /// Records the scan of `input` in place of the one held, reusing its memory.
+    pub fn record_again(&mut self, scanner: &Scanner, input: &[u8]) {
+        self.runs.clear();
+        self.chars.clear();
+        let Ok(()) = scanner.scan(input, self);
     }
 
     /// Gives `sink` the runs of the recorded scan of `input`, then its end, as the scan did.
