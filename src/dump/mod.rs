@@ -371,7 +371,7 @@ fn process<W: Write>(
     let (send, receive) = mpsc::sync_channel::<LexedBuffer>(1);
     // Room for every buffer that can be alive at once (being lexed, sent, scanned ahead), so
     // that none is dropped and another allocated, its pages faulted in afresh.
-    let alive = 2 * rayon::current_num_threads().max(1) + 2;
+    let alive = rayon::current_num_threads().max(1) + 2;
     let (give_back, recycle) = mpsc::sync_channel::<LexedBuffer>(alive);
     let mut head = Vec::new();
     let head_out = &mut head;
@@ -402,9 +402,9 @@ fn process<W: Write>(
         // replayed here into the one sink.
         let written = engine::in_order_in_parallel(
             receive.iter(),
-            // Two buffers per thread keep every thread busy while the lexer goes on; each is
-            // larger than its bytes (a span per value), so they are most of the memory.
-            2,
+            // One buffer per thread: each is much larger than its bytes (a span per value),
+            // so they are most of the memory, and two per thread measured no faster.
+            1,
             |mut buffer: LexedBuffer| {
                 let mut observed = Counts::default();
                 observe_text(&mut observed, &buffer);
