@@ -435,4 +435,20 @@ fn a_dump_whose_text_is_windows_1252_is_legacy() {
     let output = run(&["fix", "--transcode", path_str(&path), "-o", path_str(&out)]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert_eq!(std::fs::read(&out).expect("converted"), text.as_bytes());
+
+    // With a value in a blob column, converting the whole file would convert the blob's
+    // bytes too: refused, nothing written.
+    std::fs::remove_file(&out).expect("removed");
+    let with_blob = text.replacen("NULL,NULL)", "'\x01\x02',NULL)", 1);
+    assert_ne!(with_blob, text);
+    let (original, _, _) = encoding_rs::WINDOWS_1252.encode(&with_blob);
+    std::fs::write(&path, &original).expect("written");
+    let output = run(&["fix", "--transcode", path_str(&path), "-o", path_str(&out)]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("binary columns hold values (t.data)"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!out.exists());
 }

@@ -22,7 +22,7 @@ use super::{Detection, Outcome};
 use crate::Error;
 use crate::audit::{AuditLevel, AuditLog};
 use crate::charset::SqlDialect;
-use crate::dump::{self, Definitions, DumpOptions, Format};
+use crate::dump::{self, ColumnKind, ColumnReport, Definitions, DumpOptions, Format};
 use crate::engine::transcode::{self, Head, Legacy, OnMalformed, TextKind, Transcoded};
 use crate::engine::walk::Found;
 use crate::engine::{self, EngineOptions, Input, Written};
@@ -328,7 +328,7 @@ fn fix_one(
         }),
     };
     let legacy = |legacy| match args.transcode {
-        true => transcode_one(args, scanner, prepared, found, legacy),
+        true => transcode_one(args, scanner, prepared, found, dialect, legacy),
         false => Fixed::SkippedLegacy(legacy),
     };
     match kind {
@@ -432,9 +432,27 @@ fn transcode_one(
     scanner: &Scanner,
     prepared: &Prepared,
     found: &Found,
+    dialect: Option<SqlDialect>,
     legacy: Legacy,
 ) -> Fixed {
     let input = &found.input;
+    if let Some(dialect) = dialect {
+        match binary_columns_with_values(scanner, prepared, input, dialect) {
+            Ok(columns) if columns.is_empty() => {}
+            Ok(columns) => {
+                let message = format!(
+                    "{}: not UTF-8 ({}); a SQL dump whose binary columns hold values ({}) is not \
+                     converted: their bytes would be converted as if they were text. Dump it \
+                     again with --default-character-set=utf8mb4 instead",
+                    input.display_path().display(),
+                    legacy.describe(),
+                    columns.join(", ")
+                );
+                return Fixed::Failed(Error::Usage(message));
+            }
+            Err(error) => return Fixed::Failed(error),
+        }
+    }
     let from = match legacy.source_encoding(args.from) {
         Ok(from) => from,
         Err(why) => {
@@ -478,14 +496,41 @@ fn transcode_one(
     });
     match result {
         Ok((done, written)) => {
-            let note = match dump::dialect_of(input, args.format) {
-                Ok(Some(_)) => DUMP_AFTER_TRANSCODING,
-                _ => "",
+            let note = match dialect {
+                Some(_) => DUMP_AFTER_TRANSCODING,
+                None => "",
             };
             Fixed::Transcoded(Box::new(done), written, note.to_owned())
         }
         Err(error) => Fixed::Failed(error),
     }
+}
+
+/// The binary columns of the dump `input` that hold values other than NULL (`table.column`),
+/// from a scan of the whole dump: what a conversion of the whole file would damage.
+fn binary_columns_with_values(
+    scanner: &Scanner,
+    prepared: &Prepared,
+    input: &Input,
+    dialect: SqlDialect,
+) -> Result<Vec<String>, Error> {
+    let options = DumpOptions {
+        dialect,
+        convert_charset: None,
+        schema: prepared.definitions.clone(),
+    };
+    // A look ahead of the conversion: it moves no progress bar.
+    let engine = EngineOptions {
+        progress: None,
+        ..prepared.engine.clone()
+    };
+    let (report, _) = dump::scan_dump(scanner, input, &options, &engine, 0)?;
+    let columns = report.tables.iter().flat_map(|table| {
+        let holding = |c: &&ColumnReport| c.kind == ColumnKind::Binary && c.cells > c.null_cells;
+        let named = |c: &ColumnReport| format!("{}.{}", table.name, c.name);
+        table.columns.iter().filter(holding).map(named)
+    });
+    Ok(columns.collect())
 }
 
 /// Told after a dump is transcoded. Its own declarations still name its old encoding: loaded as
