@@ -8,7 +8,9 @@
 # legitimate look-alikes, blobs whose bytes look double-encoded, and a utf8mb4 control column.
 # Then: mariadb-dump --default-character-set=utf8mb4 (no --hex-blob), undouble fix
 # --convert-charset utf8mb4, load into a fresh database, and compare every cell with its true
-# value. Prints one line per cell class, and `N passed, N failed` last; exits 1 on a failure.
+# value. The same again with the schema and the data dumped apart (`--no-data`,
+# `--no-create-info`; the data repaired with `--schema`). Prints one line per cell class and
+# `N passed, N failed` for each; exits 1 on a failure.
 #
 # Installs mariadb-server and mariadb-client from Debian when they are missing (as root), with
 # service start-up denied. Uses target/release/undouble, built if missing.
@@ -111,6 +113,37 @@ fi
     FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'dst' AND TABLE_NAME = 'notes'" \
     >"$work/schema.tsv"
 
-# ---- the verdict (its last line is `N passed, N failed`)
+# ---- the same, dumped as schema and data apart (--no-data, --no-create-info): the data dump
+# is repaired with the tables of the schema dump (--schema), the schema dump converted
+say "dumping schema and data apart, repairing with --schema, loading"
+dump=(mariadb-dump --no-defaults --socket="$socket" --user=root --default-character-set=utf8mb4)
+"${dump[@]}" --no-data src >"$work/schema-only.sql"
+"${dump[@]}" --no-create-info src >"$work/data-only.sql"
+"$undouble" fix -q --convert-charset utf8mb4 "$work/schema-only.sql" \
+    -o "$work/schema-fixed.sql" || [[ $? -eq 1 ]]
+status=0
+"$undouble" fix -q --schema "$work/schema-only.sql" "$work/data-only.sql" \
+    -o "$work/data-fixed.sql" || status=$?
+if [[ $status -ne 1 ]]; then
+    echo "undouble fix --schema exited with $status (1 expected: something repaired)" >&2
+    exit 2
+fi
+"${client[@]}" -e 'CREATE DATABASE dst2'
+"${client[@]}" --default-character-set=utf8mb4 dst2 <"$work/schema-fixed.sql"
+"${client[@]}" --default-character-set=utf8mb4 dst2 <"$work/data-fixed.sql"
+"${client[@]}" --default-character-set=utf8mb4 -N -B dst2 \
+    -e 'SELECT id, HEX(v), HEX(t), HEX(m), HEX(b), HEX(vb), HEX(ctl) FROM notes ORDER BY id' \
+    >"$work/loaded-apart.tsv"
+"${client[@]}" -N -B -e "SELECT COLUMN_NAME, IFNULL(CHARACTER_SET_NAME, 'NULL')
+    FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'dst2' AND TABLE_NAME = 'notes'" \
+    >"$work/schema-apart.tsv"
+
+# ---- the verdicts (the last line of each is `N passed, N failed`)
+verdict=0
+say "one dump"
 python3 .ci/mariadb_roundtrip.py check "$work/expected.json" "$work/loaded.tsv" \
-    "$work/schema.tsv" "$work/scan.json"
+    "$work/schema.tsv" "$work/scan.json" || verdict=1
+say "schema and data dumped apart"
+python3 .ci/mariadb_roundtrip.py check "$work/expected.json" "$work/loaded-apart.tsv" \
+    "$work/schema-apart.tsv" "$work/scan.json" || verdict=1
+exit "$verdict"

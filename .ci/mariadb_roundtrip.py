@@ -54,6 +54,7 @@ def sql_string(text: str) -> str:
 
 def generate(out: Path, source: Path, lookalikes_file: Path):
     rng = random.Random(20261130)
+    binary_rng = random.Random(4)
     sources = Sources(source, lookalikes_file, "cp1252")
     by_script = sources.by_script
     rows = plan_rows(rng, sources, len(COLUMNS), [" — "])  # (class, [v, t, m])
@@ -61,9 +62,13 @@ def generate(out: Path, source: Path, lookalikes_file: Path):
     latin1_sql, utf8_sql, expected = ["SET NAMES latin1;"], ["SET NAMES utf8mb4;"], {}
     for index, (cls, texts) in enumerate(rows, start=1):
         # Bytes a blob may hold: UTF-8 of garbled text (which looks double-encoded), raw
-        # bytes every escape of a dump is needed for, and bytes that are not UTF-8 at all.
+        # bytes every escape of a dump is needed for, and bytes that are not UTF-8 at all; in
+        # one row of four, 16 KiB of random bytes as well (an image, say), which the dump
+        # writes raw: the dump is then no UTF-8 file, though all of its text is UTF-8.
         blob = garble(rng.choice(by_script[rng.choice(SCRIPTS)])).encode("utf-8")
         blob += bytes([0, 0x27, 0x5C, 0x22, 0x0A, 0x0D, 0x1A, 0xC3, 0x28, 0xFF])
+        if index % 4 == 0:
+            blob += bytes(binary_rng.randrange(256) for _ in range(16 << 10))
         varbinary = garble(garble(rng.choice(by_script["latin"]))).encode("utf-8")[:200]
         control = rng.choice(by_script[SCRIPTS[index % len(SCRIPTS)]])
         if cls in ("double", "triple"):
