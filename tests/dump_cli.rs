@@ -452,3 +452,132 @@ fn a_dump_whose_text_is_windows_1252_is_legacy() {
     );
     assert!(!out.exists());
 }
+
+/// `mariadb-dump --default-character-set=utf8mb4 --routines --databases shop` (MariaDB 10.11)
+/// of a database now utf8mb4, whose table is latin1 and whose procedure was created under
+/// latin1 through a latin1 connection: around the procedure, the dump sets the database's
+/// default back to latin1 and the connection to latin1, though it writes the body as UTF-8
+/// (loaded as it is, the body comes back double-encoded: `cafÃ©`).
+const MARIADB_ROUTINES: &str = r#"/*M!999999\- enable the sandbox mode */ 
+-- MariaDB dump 10.19  Distrib 10.11.19-MariaDB, for debian-linux-gnu (x86_64)
+--
+-- Host: localhost    Database: shop
+-- ------------------------------------------------------
+-- Server version	10.11.19-MariaDB-0+deb12u1
+
+/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;
+/*!40101 SET @OLD_CHARACTER_SET_RESULTS=@@CHARACTER_SET_RESULTS */;
+/*!40101 SET @OLD_COLLATION_CONNECTION=@@COLLATION_CONNECTION */;
+/*!40101 SET NAMES utf8mb4 */;
+
+--
+-- Current Database: `shop`
+--
+
+CREATE DATABASE /*!32312 IF NOT EXISTS*/ `shop` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */;
+
+USE `shop`;
+
+--
+-- Table structure for table `t`
+--
+
+DROP TABLE IF EXISTS `t`;
+/*!40101 SET @saved_cs_client     = @@character_set_client */;
+/*!40101 SET character_set_client = utf8mb4 */;
+CREATE TABLE `t` (
+  `id` int(11) NOT NULL,
+  `name` varchar(50) DEFAULT NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=latin1 COLLATE=latin1_swedish_ci;
+/*!40101 SET character_set_client = @saved_cs_client */;
+
+LOCK TABLES `t` WRITE;
+/*!40000 ALTER TABLE `t` DISABLE KEYS */;
+INSERT INTO `t` VALUES
+(1,'cafÃ©');
+/*!40000 ALTER TABLE `t` ENABLE KEYS */;
+UNLOCK TABLES;
+
+--
+-- Dumping routines for database 'shop'
+--
+/*!50003 SET @saved_sql_mode       = @@sql_mode */ ;
+/*!50003 SET sql_mode              = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION' */ ;
+/*!50003 DROP PROCEDURE IF EXISTS `hello` */;
+ALTER DATABASE `shop` CHARACTER SET latin1 COLLATE latin1_swedish_ci ;
+/*!50003 SET @saved_cs_client      = @@character_set_client */ ;
+/*!50003 SET @saved_cs_results     = @@character_set_results */ ;
+/*!50003 SET @saved_col_connection = @@collation_connection */ ;
+/*!50003 SET character_set_client  = latin1 */ ;
+/*!50003 SET character_set_results = latin1 */ ;
+/*!50003 SET collation_connection  = latin1_swedish_ci */ ;
+DELIMITER ;;
+CREATE DEFINER=`root`@`localhost` PROCEDURE `hello`()
+BEGIN SELECT 'café'; END
+;;
+DELIMITER ;
+/*!50003 SET sql_mode              = @saved_sql_mode */ ;
+/*!50003 SET character_set_client  = @saved_cs_client */ ;
+/*!50003 SET character_set_results = @saved_cs_results */ ;
+/*!50003 SET collation_connection  = @saved_col_connection */ ;
+ALTER DATABASE `shop` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci ;
+/*!40101 SET CHARACTER_SET_CLIENT=@OLD_CHARACTER_SET_CLIENT */;
+/*!40101 SET CHARACTER_SET_RESULTS=@OLD_CHARACTER_SET_RESULTS */;
+/*!40101 SET COLLATION_CONNECTION=@OLD_COLLATION_CONNECTION */;
+
+-- Dump completed on 2026-12-01  0:23:01
+"#;
+
+#[test]
+fn convert_charset_rewrites_the_latin1_a_routine_is_created_under() {
+    let (dir, path) = temp_file("routines.sql", MARIADB_ROUTINES.as_bytes());
+    let log = dir.path().join("audit.jsonl");
+    let output = run(&[
+        "fix",
+        "-q",
+        "--convert-charset",
+        "utf8mb4",
+        "--in-place",
+        "--audit",
+        path_str(&log),
+        path_str(&path),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let expected = MARIADB_ROUTINES
+        .replace(
+            "CHARSET=latin1 COLLATE=latin1_swedish_ci",
+            "CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
+        )
+        .replace("'cafÃ©'", "'café'")
+        .replace(
+            "ALTER DATABASE `shop` CHARACTER SET latin1 COLLATE latin1_swedish_ci",
+            "ALTER DATABASE `shop` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci",
+        )
+        .replace(
+            "SET character_set_client  = latin1",
+            "SET character_set_client  = utf8mb4",
+        )
+        .replace(
+            "SET character_set_results = latin1",
+            "SET character_set_results = utf8mb4",
+        )
+        .replace(
+            "SET collation_connection  = latin1_swedish_ci",
+            "SET collation_connection  = utf8mb4_general_ci",
+        );
+    assert_eq!(std::fs::read_to_string(&path).expect("fixed"), expected);
+    // Every rewrite is in the log, and undo takes them back with the repair.
+    let rewrites = std::fs::read_to_string(&log)
+        .expect("the log")
+        .lines()
+        .filter(|line| line.contains(r#""kind":"charset""#))
+        .count();
+    assert_eq!(rewrites, 7);
+    let undone = run(&["undo", path_str(&log)]);
+    assert_eq!(undone.status.code(), Some(0), "{}", stderr(&undone));
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("restored"),
+        MARIADB_ROUTINES
+    );
+}

@@ -4,8 +4,9 @@
 //! look double-encoded, `NULL`s, a composite key), and PostgreSQL 15's `pg_dump --data-only`
 //! (COPY) and `--schema-only`, as those tools wrote them. A data-only dump is refused without
 //! its schema, with a hint; with it, text is repaired and blobs are left byte-identical, the
-//! audit log names rows by the schema's keys and `undo` takes the fix back, the dump's own
-//! definitions win, nothing but tables carries over from the schema dump, and `fix
+//! audit log names rows by the schema's keys (PostgreSQL's, by the `ALTER TABLE` that adds them
+//! after the tables) and `undo` takes the fix back, the dump's own definitions win, nothing but
+//! tables carries over from the schema dump, and `fix
 //! --convert-charset` says once that it cannot convert the schema dump's character sets.
 
 mod binary;
@@ -610,7 +611,7 @@ SET row_security = off;
 ";
 
 /// `pg_dump -E UTF8 --schema-only` of a LATIN1 database: its key comes after the table, in an
-/// `ALTER TABLE`, which the lexer skips, so its rows are named by number.
+/// `ALTER TABLE`, which is the key that the data dump's rows are named by.
 fn postgresql_schema() -> String {
     format!(
         "--\n-- PostgreSQL database dump\n--\n\n\\restrict DBDmiDLMhm7w71dS9\n{POSTGRESQL_HEAD}{}",
@@ -739,7 +740,28 @@ fn postgresql_copy_data_only() {
             column("public.t.note", "text", [2, 1, 1, 0]),
         ]
     );
+    assert_eq!(report["tables"][0]["primary_key"], json!(["id"]));
     let note = &report["tables"][0]["columns"][3];
-    assert_eq!(note["example_row"], "row 2");
+    assert_eq!(note["example_row"], "id=2");
     assert_eq!(note["by_reading"], json!({"latin1": 1, "either": 1}));
+    // The audit log names the rows by the key the schema dump adds after its tables.
+    let log = files.path("audit.jsonl");
+    let fixed = files.path("fixed.sql");
+    let output = run(&[
+        "fix",
+        "-q",
+        "--schema",
+        path_str(&schema),
+        "--audit",
+        path_str(&log),
+        path_str(&data),
+        "-o",
+        path_str(&fixed),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let cell = |column: &str, id: &str| (json!("public.t"), json!(column), json!({ "id": id }));
+    assert_eq!(
+        repaired_cells(&log),
+        [cell("name", "1"), cell("note", "2"), cell("note", "2")]
+    );
 }

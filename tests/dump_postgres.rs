@@ -5,7 +5,11 @@
 //! hold what the lexer must get through without touching it: dollar-quoted and SQL-standard
 //! (`BEGIN ATOMIC`) routine bodies with look-alikes and an `INSERT` in them, quoted names,
 //! bytea, a table without columns; and what it must repair: text cells with COPY escapes, a
-//! column default and a comment.
+//! column default and a comment. Then the types of a database made the same way: a domain over
+//! text (its values, default and check repaired), an enum (values and labels left alone), a
+//! table typed by a composite type (read by the type's columns, from a `--schema` dump when
+//! `pg_dump -t` leaves the type out); and `pg_dump --create` of a LATIN1 database, whose
+//! encoding declarations `--convert-charset` rewrites.
 
 mod binary;
 
@@ -241,4 +245,305 @@ fn a_plain_text_fix_would_reach_into_the_routine_bodies() {
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let fixed = String::from_utf8_lossy(&output.stdout);
     assert!(fixed.contains("VALUES (0, 'café'::character varying);"));
+}
+
+/// `pg_dump -E UTF8` of a LATIN1 database whose types, domains and rows a LATIN1 client
+/// created from UTF-8 (PostgreSQL 15.18, comments and owners trimmed): a domain over text with
+/// a default and a check, an enum whose labels a column default, a table constraint and a view
+/// name as literals of the type, a composite type and a table typed by it. `[[x]]` is text
+/// that comes out garbled and is repaired, `<<x>>` an enum's label, which comes out garbled and
+/// stays so (see `enum_labels_stay_as_they_are`).
+const TYPES_DUMP: &str = "--
+-- PostgreSQL database dump
+--
+
+\\restrict JQDIOT0nGPnPEcD1JzRRxpLJbELzUJLNcud3BWdMNaHVZou1MtcwYTFfR8kpxer
+
+-- Dumped from database version 15.18 (Debian 15.18-0+deb12u1)
+-- Dumped by pg_dump version 15.18 (Debian 15.18-0+deb12u1)
+
+SET statement_timeout = 0;
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+SET check_function_bodies = false;
+
+CREATE DOMAIN public.lang AS text DEFAULT '[[naïve]]'::text
+\tCONSTRAINT lang_check CHECK ((VALUE = ANY (ARRAY['[[café]]'::text, '[[naïve]]'::text, 'x'::text])));
+
+ALTER DOMAIN public.lang OWNER TO postgres;
+
+CREATE TYPE public.mood AS ENUM (
+    '<<café>>',
+    '<<naïve>>',
+    'ok'
+);
+
+CREATE DOMAIN public.num AS integer;
+
+CREATE TYPE public.pair AS (
+\ta text,
+\tb integer,
+\tc bytea
+);
+
+SET default_tablespace = '';
+
+SET default_table_access_method = heap;
+
+CREATE TABLE public.d (
+    id integer NOT NULL,
+    l public.lang,
+    ls public.lang[],
+    m public.mood DEFAULT '<<naïve>>'::public.mood,
+    n public.num,
+    CONSTRAINT d_m CHECK ((m <> '<<café>>'::public.mood))
+);
+
+ALTER TABLE public.d OWNER TO postgres;
+
+CREATE TABLE public.typed OF public.pair (
+    b NOT NULL
+);
+
+CREATE VIEW public.v AS
+ SELECT d.id
+   FROM public.d
+  WHERE (d.m = '<<café>>'::public.mood);
+
+COPY public.d (id, l, ls, m, n) FROM stdin;
+1\t[[café]]\t{[[naïve]]}\t<<naïve>>\t3
+\\.
+
+
+COPY public.typed (a, b, c) FROM stdin;
+[[Grüße]]\t1\t\\\\x[[é]]
+\\.
+
+
+ALTER TABLE ONLY public.d
+    ADD CONSTRAINT d_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.typed
+    ADD CONSTRAINT typed_pkey PRIMARY KEY (b);
+
+--
+-- PostgreSQL database dump complete
+--
+
+\\unrestrict JQDIOT0nGPnPEcD1JzRRxpLJbELzUJLNcud3BWdMNaHVZou1MtcwYTFfR8kpxer
+
+";
+
+/// `template` with each `open...close` marked text replaced by `mark(text)`.
+fn marked(template: &str, open: &str, close: &str, mark: fn(&str) -> String) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(start) = rest.find(open) {
+        let Some(length) = rest[start + open.len()..].find(close) else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        out.push_str(&mark(
+            &rest[start + open.len()..start + open.len() + length],
+        ));
+        rest = &rest[start + open.len() + length + close.len()..];
+    }
+    out + rest
+}
+
+/// A types dump template as pg_dump wrote it (everything garbled), or as the fix must write it
+/// (`[[x]]` repaired, `<<x>>` still garbled). A bytea written as `[[é]]` holds the hex digits of
+/// the UTF-8 of `é` garbled: ASCII, untouched either way.
+fn types_dump(template: &str, repaired: bool) -> String {
+    let hex = |text: &str| -> String { garble(text).bytes().map(|b| format!("{b:02x}")).collect() };
+    let bytea_hex = template.replace("\\\\x[[é]]", &format!("\\\\x{}", hex("é")));
+    let text = match repaired {
+        true => marked(&bytea_hex, "[[", "]]", str::to_owned),
+        false => marked(&bytea_hex, "[[", "]]", garble),
+    };
+    marked(&text, "<<", ">>", garble)
+}
+
+#[test]
+fn domains_over_text_and_typed_tables_are_repaired() {
+    let dump = types_dump(TYPES_DUMP, false);
+    let output = run_with_stdin(&["fix", "-q"], dump.as_bytes());
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        types_dump(TYPES_DUMP, true)
+    );
+    let output = run_with_stdin(&["scan", "--json"], dump.as_bytes());
+    let records = json_lines(&output);
+    let tables = records[0]["dump"]["tables"].as_array().expect("tables");
+    let columns: Vec<(String, &str, &str, u64)> = tables
+        .iter()
+        .flat_map(|table| {
+            let name = table["table"].as_str().unwrap_or_default();
+            let columns = table["columns"].as_array().expect("columns");
+            columns.iter().map(move |c| {
+                (
+                    format!("{name}.{}", c["column"].as_str().unwrap_or_default()),
+                    c["type"].as_str().unwrap_or_default(),
+                    c["kind"].as_str().unwrap_or_default(),
+                    c["double_encoded_cells"].as_u64().unwrap_or_default(),
+                )
+            })
+        })
+        .collect();
+    let column = |name: &str, declared, kind, broken| (name.to_owned(), declared, kind, broken);
+    assert_eq!(
+        columns,
+        [
+            column("public.d.id", "integer", "other", 0),
+            column("public.d.l", "public.lang", "text", 1),
+            column("public.d.ls", "public.lang[]", "text", 1),
+            column("public.d.m", "public.mood", "other", 0),
+            column("public.d.n", "public.num", "other", 0),
+            column("public.typed.a", "text", "text", 1),
+            column("public.typed.b", "integer", "other", 0),
+            column("public.typed.c", "bytea", "binary", 0),
+        ]
+    );
+}
+
+#[test]
+fn enum_labels_stay_as_they_are() {
+    // Repairing the value `naÃ¯ve` of an enum column would need its label repaired too, and
+    // every literal that names it (the default, the check, the view): one missed, and the
+    // dump no longer loads. So neither values nor labels are touched.
+    let dump = types_dump(TYPES_DUMP, false);
+    let output = run_with_stdin(&["fix", "-q"], dump.as_bytes());
+    let fixed = String::from_utf8_lossy(&output.stdout);
+    for label in ["café", "naïve"] {
+        let enum_literals = TYPES_DUMP.matches(&format!("<<{label}>>")).count();
+        assert_eq!(
+            fixed.matches(&garble(label)).count(),
+            enum_literals,
+            "{label}"
+        );
+    }
+    assert!(fixed.contains(&format!("\t{{naïve}}\t{}\t3\n", garble("naïve"))));
+}
+
+/// `pg_dump -t public.typed` of the same database: the table, not the type it is typed by.
+const TYPED_TABLE_ALONE: &str = "--
+-- PostgreSQL database dump
+--
+
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+
+CREATE TABLE public.typed OF public.pair (
+    b NOT NULL
+);
+
+ALTER TABLE public.typed OWNER TO postgres;
+
+COPY public.typed (a, b, c) FROM stdin;
+[[Grüße]]\t1\t\\N
+\\.
+
+
+ALTER TABLE ONLY public.typed
+    ADD CONSTRAINT typed_pkey PRIMARY KEY (b);
+
+";
+
+#[test]
+fn a_typed_table_dumped_alone_takes_its_columns_from_the_schema_dump() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let write = |name: &str, content: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).expect("written");
+        path
+    };
+    let alone = write("typed.sql", types_dump(TYPED_TABLE_ALONE, false));
+    let output = run(&["fix", "-q", path_str(&alone)]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains(
+            "typed.sql: line 15: data for table `public.typed`, a typed table (OF public.pair) \
+             whose columns are those of the type `public.pair`, which no CREATE TYPE before it \
+             defines; a dump of data only? --schema FILE"
+        ),
+        "{message}"
+    );
+    // pg_dump --schema-only of the database creates the type: the table is read by it.
+    let schema = write("schema.sql", types_dump(TYPES_DUMP, false));
+    let output = run(&["fix", "-q", "--schema", path_str(&schema), path_str(&alone)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        types_dump(TYPED_TABLE_ALONE, true)
+    );
+}
+
+/// `pg_dump --create` (no `-E`) of a LATIN1 database that a LATIN1 client filled with UTF-8:
+/// its bytes are UTF-8, and it declares LATIN1 twice, and the database's encoding.
+const CREATE_LATIN1: &str = "--
+-- PostgreSQL database dump
+--
+
+\\restrict PsFvvEElxg1EwTPeeDNthX2dManKAiHAhUTgkVS0p2KajeOuNxCZf2XS9m3AgZ9
+
+SET statement_timeout = 0;
+SET client_encoding = 'LATIN1';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+
+--
+-- Name: src; Type: DATABASE; Schema: -; Owner: postgres
+--
+
+CREATE DATABASE src WITH TEMPLATE = template0 ENCODING = 'LATIN1' LOCALE_PROVIDER = libc LOCALE = 'C';
+
+
+ALTER DATABASE src OWNER TO postgres;
+
+\\unrestrict PsFvvEElxg1EwTPeeDNthX2dManKAiHAhUTgkVS0p2KajeOuNxCZf2XS9m3AgZ9
+\\connect src
+\\restrict PsFvvEElxg1EwTPeeDNthX2dManKAiHAhUTgkVS0p2KajeOuNxCZf2XS9m3AgZ9
+
+SET statement_timeout = 0;
+SET client_encoding = 'LATIN1';
+SET standard_conforming_strings = on;
+
+CREATE TABLE public.k2 (
+    a integer NOT NULL,
+    b text NOT NULL,
+    note text
+);
+
+COPY public.k2 (a, b, note) FROM stdin;
+1\tx\tcafé
+\\.
+
+
+\\unrestrict PsFvvEElxg1EwTPeeDNthX2dManKAiHAhUTgkVS0p2KajeOuNxCZf2XS9m3AgZ9
+
+";
+
+#[test]
+fn convert_charset_makes_a_latin1_database_dump_load_as_utf8() {
+    let output = run_with_stdin(
+        &["fix", "-q", "--convert-charset", "utf8mb4"],
+        CREATE_LATIN1.as_bytes(),
+    );
+    // Nothing repaired, three declarations rewritten.
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let expected = CREATE_LATIN1
+        .replace(
+            "SET client_encoding = 'LATIN1'",
+            "SET client_encoding = 'UTF8'",
+        )
+        .replace("ENCODING = 'LATIN1'", "ENCODING = 'UTF8'");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
+    // Without it, the dump is left as it is.
+    let output = run_with_stdin(&["fix", "-q"], CREATE_LATIN1.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), CREATE_LATIN1);
 }

@@ -1,25 +1,37 @@
 //! Statements read whole, from their tokens: `CREATE TABLE` (columns, their kinds, the primary
 //! key, the character set declarations `--convert-charset` rewrites, the string literals that
-//! are text), `CREATE DATABASE` (its default character set, for `--convert-charset`), the
-//! heads of `INSERT` and `COPY` (which table, which columns), `SET` (connection character
-//! sets, PostgreSQL's `standard_conforming_strings`), `USE` and `COMMENT ON`.
+//! are text), PostgreSQL's `CREATE TYPE` and `CREATE DOMAIN` (what the columns declared with
+//! them hold), `ALTER TABLE ... ADD PRIMARY KEY`, `CREATE DATABASE` and MySQL's `ALTER
+//! DATABASE` (the default character set or encoding, for `--convert-charset`), the heads of
+//! `INSERT` and `COPY` (which table, which columns), `SET` (connection character sets,
+//! PostgreSQL's `standard_conforming_strings`), `USE` and `COMMENT ON`.
 //!
 //! The `SET NAMES` family is found by [`crate::charset::sql_declarations`], the same reader that
 //! reports a dump's declared encoding; `CREATE TABLE` needs more than that reader keeps (types,
-//! keys, every `COLLATE`), so it is read here.
+//! keys, every `COLLATE`), so it is read here, and so are the session variables that reader
+//! does not report (`collation_connection`, which mysqldump sets around every routine).
 
 use std::ops::Range;
 
-use super::schema::{self, Column, ColumnKind, Table};
+use super::schema::{self, Column, ColumnKind, Table, Types};
 use super::tokens::{Kind, Token};
 use crate::charset::NOT_A_COLUMN;
-use crate::charset::{SqlDialect, sql_declarations};
+use crate::charset::{SqlDialect, postgresql_encoding, sql_declarations};
 
 /// A change of a few bytes in the DDL, for `--convert-charset`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Edit {
     pub span: Range<usize>,
     pub text: &'static str,
+}
+
+/// What a statement is read with: the dump's dialect, whether `--convert-charset` edits are
+/// wanted, the database of the last `USE`, and the types the dump created before it.
+pub(crate) struct Context<'a> {
+    pub dialect: SqlDialect,
+    pub convert: bool,
+    pub database: Option<&'a str>,
+    pub types: &'a Types,
 }
 
 /// What a `CREATE TABLE` defines and what of it `fix` may change.
@@ -34,6 +46,51 @@ pub(crate) struct Definition {
     /// `INHERITS (p)`), as [`table_key`] names them.
     pub parents: Vec<String>,
 }
+
+impl Definition {
+    fn new(name: String) -> Definition {
+        Definition {
+            table: Table {
+                name,
+                columns: Vec::new(),
+                primary_key: Vec::new(),
+                rows: 0,
+                unknown_type: None,
+            },
+            edits: Vec::new(),
+            text_literals: Vec::new(),
+            parents: Vec::new(),
+        }
+    }
+}
+
+/// What a PostgreSQL `CREATE TYPE` creates: a composite type (`AS (a text, b integer)`), with
+/// its attributes, or another (an enum, a range, a base type), whose values are no text.
+#[derive(Debug)]
+pub(crate) struct TypeDefinition {
+    pub name: String,
+    pub attributes: Option<Vec<Column>>,
+}
+
+/// What a PostgreSQL `CREATE DOMAIN` creates: a type whose values hold what its base type's
+/// hold, and, over text, the string literals (its default, its checks) that are text.
+#[derive(Debug)]
+pub(crate) struct Domain {
+    pub name: String,
+    pub kind: ColumnKind,
+    pub text_literals: Vec<Range<usize>>,
+}
+
+/// The words that may stand between `CREATE` and the kind of object it creates.
+const CREATE_MODIFIERS: [&str; 7] = [
+    "OR",
+    "REPLACE",
+    "TEMPORARY",
+    "TEMP",
+    "UNLOGGED",
+    "GLOBAL",
+    "LOCAL",
+];
 
 /// A possibly qualified name at `tokens[at]` (`db`.`t`, `public.t`): its parts, and the index
 /// after it.
@@ -123,12 +180,17 @@ fn charset_clause(buf: &[u8], tokens: &[Token], at: usize) -> Option<(usize, boo
     } else {
         return None;
     };
-    let value = match tokens.get(value) {
-        Some(t) if t.is_punct(b'=') => value + 1,
-        _ => value,
-    };
+    let value = after_equals(tokens, value);
     tokens.get(value)?;
     Some((value, collation))
+}
+
+/// `at`, or the index after it if `tokens[at]` is `=`.
+fn after_equals(tokens: &[Token], at: usize) -> usize {
+    match tokens.get(at) {
+        Some(t) if t.is_punct(b'=') => at + 1,
+        _ => at,
+    }
 }
 
 /// Every `CHARACTER SET`, `CHARSET` and `COLLATE` clause of `tokens` from `from` on: the index
@@ -171,32 +233,17 @@ fn convert_edit(buf: &[u8], token: &Token, collation: bool) -> Option<Edit> {
     })
 }
 
+/// The index of the object keyword of a `CREATE` statement (`TABLE` in `CREATE TEMPORARY
+/// TABLE`), if the statement has one.
+pub(crate) fn created_object(buf: &[u8], tokens: &[Token]) -> Option<usize> {
+    (1..tokens.len()).find(|&i| !CREATE_MODIFIERS.iter().any(|m| tokens[i].is(buf, m)))
+}
+
 /// Reads a `CREATE TABLE` statement (its tokens, without the delimiter). `None` when the
 /// statement creates something else.
-pub(crate) fn create_table(
-    buf: &[u8],
-    tokens: &[Token],
-    dialect: SqlDialect,
-    convert: bool,
-    database: Option<&str>,
-) -> Option<Definition> {
-    let modifiers = [
-        "OR",
-        "REPLACE",
-        "TEMPORARY",
-        "TEMP",
-        "UNLOGGED",
-        "GLOBAL",
-        "LOCAL",
-    ];
-    let mut i = 1;
-    while tokens
-        .get(i)
-        .is_some_and(|t| modifiers.iter().any(|m| t.is(buf, m)))
-    {
-        i += 1;
-    }
-    if !tokens.get(i)?.is(buf, "TABLE") {
+pub(crate) fn create_table(buf: &[u8], tokens: &[Token], context: &Context) -> Option<Definition> {
+    let mut i = created_object(buf, tokens)?;
+    if !tokens[i].is(buf, "TABLE") {
         return None;
     }
     i += 1;
@@ -206,17 +253,7 @@ pub(crate) fn create_table(
         }
     }
     let (parts, after_name) = qualified_name(buf, tokens, i);
-    let mut definition = Definition {
-        table: Table {
-            name: table_key(&parts, database),
-            columns: Vec::new(),
-            primary_key: Vec::new(),
-            rows: 0,
-        },
-        edits: Vec::new(),
-        text_literals: Vec::new(),
-        parents: Vec::new(),
-    };
+    let mut definition = Definition::new(table_key(&parts, context.database));
     i = after_name;
     let parent_at = match tokens.get(i) {
         Some(t) if t.is(buf, "LIKE") => Some(i + 1),
@@ -227,33 +264,85 @@ pub(crate) fn create_table(
     };
     if let Some(at) = parent_at {
         let (parent, after) = qualified_name(buf, tokens, at);
-        definition.parents.push(table_key(&parent, database));
+        definition
+            .parents
+            .push(table_key(&parent, context.database));
         i = after;
+    } else if tokens.get(i).is_some_and(|t| t.is(buf, "OF")) {
+        i = take_type_columns(buf, tokens, i + 1, context, &mut definition.table);
     }
     let mut key_names = Vec::new();
     if tokens.get(i).is_some_and(|t| t.is_punct(b'(')) {
-        i += 1;
-        loop {
-            let end = item_end(tokens, i);
-            let item = &tokens[i.min(end)..end];
-            read_item(buf, item, dialect, convert, &mut definition, &mut key_names);
-            i = end + 1;
-            if !tokens.get(end).is_some_and(|t| t.is_punct(b',')) {
-                break;
-            }
-        }
+        i = read_items(buf, tokens, i, context, &mut definition, &mut key_names);
     }
     let table = &mut definition.table;
+    if table.unknown_type.is_some() {
+        // Its items name columns of the type, which are unknown: they define none.
+        table.columns.clear();
+    }
     table.primary_key = key_names
         .iter()
         .filter_map(|name| table.column_index(name))
         .collect();
-    // Table options.
-    let has_text = table.has_text();
-    let mut j = i;
+    read_table_options(buf, tokens, i, context, &mut definition);
+    Some(definition)
+}
+
+/// A typed table's columns (`CREATE TABLE t OF some_type`), from the composite type named at
+/// `tokens[at]`, or the type, as unknown, when the dump did not create it before; returns the
+/// index after the type's name.
+fn take_type_columns(
+    buf: &[u8],
+    tokens: &[Token],
+    at: usize,
+    context: &Context,
+    table: &mut Table,
+) -> usize {
+    let (parts, after) = qualified_name(buf, tokens, at);
+    let name = table_key(&parts, None);
+    match context.types.attributes(&name) {
+        Some(attributes) => table.columns = attributes.to_vec(),
+        None => table.unknown_type = Some(name),
+    }
+    after
+}
+
+/// Reads the items of the parenthesised list at `tokens[open]` (columns and constraints) into
+/// `definition`; returns the index after the list.
+fn read_items(
+    buf: &[u8],
+    tokens: &[Token],
+    open: usize,
+    context: &Context,
+    definition: &mut Definition,
+    key_names: &mut Vec<String>,
+) -> usize {
+    let mut i = open + 1;
+    loop {
+        let end = item_end(tokens, i);
+        let item = &tokens[i.min(end)..end];
+        read_item(buf, item, context, definition, key_names);
+        i = end + 1;
+        if !tokens.get(end).is_some_and(|t| t.is_punct(b',')) {
+            return i;
+        }
+    }
+}
+
+/// Reads the table options after the column list, from `tokens[from]`: character sets and
+/// collations (`--convert-charset`, for a table with text), `INHERITS (p)` and the comment.
+fn read_table_options(
+    buf: &[u8],
+    tokens: &[Token],
+    from: usize,
+    context: &Context,
+    definition: &mut Definition,
+) {
+    let has_text = definition.table.has_text();
+    let mut j = from;
     while j < tokens.len() {
         if let Some((value, collation)) = charset_clause(buf, tokens, j) {
-            if convert && has_text && dialect == SqlDialect::MySql {
+            if context.convert && has_text && context.dialect == SqlDialect::MySql {
                 definition
                     .edits
                     .extend(convert_edit(buf, &tokens[value], collation));
@@ -266,15 +355,14 @@ pub(crate) fn create_table(
             while let (parent, after) = qualified_name(buf, tokens, k)
                 && !parent.is_empty()
             {
-                definition.parents.push(table_key(&parent, database));
+                definition
+                    .parents
+                    .push(table_key(&parent, context.database));
                 k = after + 1;
             }
         }
         if tokens[j].is(buf, "COMMENT") {
-            let value = match tokens.get(j + 1) {
-                Some(t) if t.is_punct(b'=') => j + 2,
-                _ => j + 1,
-            };
+            let value = after_equals(tokens, j + 1);
             if let Some(t) = tokens.get(value)
                 && matches!(t.kind, Kind::Str { .. })
             {
@@ -283,15 +371,14 @@ pub(crate) fn create_table(
         }
         j += 1;
     }
-    Some(definition)
 }
 
-/// Reads one item of the column list: a column, or a constraint (only a primary key matters).
+/// Reads one item of the column list: a column, a constraint (only a primary key matters), or
+/// the options of a column the table already has (a typed table's `b WITH OPTIONS NOT NULL`).
 fn read_item(
     buf: &[u8],
     item: &[Token],
-    dialect: SqlDialect,
-    convert: bool,
+    context: &Context,
     definition: &mut Definition,
     key_names: &mut Vec<String>,
 ) {
@@ -311,21 +398,82 @@ fn read_item(
     let Some(name) = first.name(buf) else {
         return;
     };
-    // The type: a possibly qualified name (`public.citext`), then its arguments.
-    let (type_parts, mut after_type) = qualified_name(buf, item, 1);
+    if primary.is_some() {
+        *key_names = vec![name.clone()];
+    }
+    if let Some(column) = definition.table.column_index(&name) {
+        let text = definition.table.columns[column].kind == ColumnKind::Text;
+        push_text_literals(buf, item, text, &mut definition.text_literals);
+        return;
+    }
+    let (mut kind, after_type) = column_type(buf, item, 1, context);
+    let type_start = item.get(1).map_or(0, |t| t.span.start);
+    let type_end = item
+        .get(after_type.saturating_sub(1))
+        .map_or(0, |t| t.span.end);
+    let declared = buf
+        .get(type_start..type_end.max(type_start))
+        .unwrap_or_default();
+    let declared = String::from_utf8_lossy(&declared[..declared.len().min(64)]).to_lowercase();
+    let mut edits = Vec::new();
+    for (value, collation) in charset_clauses(buf, item, after_type) {
+        let label = text_of(buf, &item[value]);
+        if !collation && label.eq_ignore_ascii_case("binary") {
+            kind = ColumnKind::Binary;
+        }
+        if context.convert && context.dialect == SqlDialect::MySql {
+            edits.extend(convert_edit(buf, &item[value], collation));
+        }
+    }
+    if kind == ColumnKind::Text {
+        definition.edits.extend(edits);
+    }
+    push_text_literals(
+        buf,
+        item,
+        kind == ColumnKind::Text,
+        &mut definition.text_literals,
+    );
+    definition.table.columns.push(Column {
+        name,
+        declared,
+        kind,
+        cells: 0,
+        nulls: 0,
+    });
+}
+
+/// The string literals of a column's item that are text: all of them (its default, its
+/// checks, MySQL's enum values) for a `text` column, its comment in any case.
+fn push_text_literals(buf: &[u8], item: &[Token], text: bool, into: &mut Vec<Range<usize>>) {
+    for (j, token) in item.iter().enumerate() {
+        let is_comment = j > 0 && item[j - 1].is(buf, "COMMENT");
+        if matches!(token.kind, Kind::Str { .. }) && (text || is_comment) {
+            into.push(token.span.clone());
+        }
+    }
+}
+
+/// The kind of the type named at `tokens[at]`, and the index after the type with its
+/// arguments and the words that go on with it (`character varying(40)`, `timestamp(3) without
+/// time zone`, `int(10) unsigned`, `text[]`). A type the dump created (a domain, an enum, a
+/// composite) is what [`Types`] says; any other is known by its last name (`public.citext`).
+fn column_type(buf: &[u8], tokens: &[Token], at: usize, context: &Context) -> (ColumnKind, usize) {
+    let (type_parts, mut after_type) = qualified_name(buf, tokens, at);
     let type_name = type_parts
         .last()
         .cloned()
         .unwrap_or_default()
         .to_ascii_lowercase();
-    let next = item
+    let next = tokens
         .get(after_type)
         .filter(|t| t.kind == Kind::Word)
         .map(|t| text_of(buf, t).to_ascii_lowercase())
         .unwrap_or_default();
-    let mut kind = schema::kind_of_type(dialect, &type_name, &next);
-    // The rest of the type: arguments, and the words of `character varying(40)`,
-    // `timestamp(3) without time zone`, `int(10) unsigned`, `text[]`.
+    let kind = context
+        .types
+        .kind(&table_key(&type_parts, None))
+        .unwrap_or_else(|| schema::kind_of_type(context.dialect, &type_name, &next));
     let continuation = [
         "varying",
         "precision",
@@ -337,11 +485,11 @@ fn read_item(
         "zerofill",
     ];
     loop {
-        match item.get(after_type) {
-            Some(t) if t.is_punct(b'(') => after_type = closing(item, after_type) + 1,
+        match tokens.get(after_type) {
+            Some(t) if t.is_punct(b'(') => after_type = closing(tokens, after_type) + 1,
             Some(t)
                 if t.is_punct(b'[')
-                    && item.get(after_type + 1).is_some_and(|t| t.is_punct(b']')) =>
+                    && tokens.get(after_type + 1).is_some_and(|t| t.is_punct(b']')) =>
             {
                 after_type += 2
             }
@@ -349,60 +497,203 @@ fn read_item(
             _ => break,
         }
     }
-    let type_start = item.get(1).map_or(0, |t| t.span.start);
-    let type_end = item
-        .get(after_type.saturating_sub(1))
-        .map_or(0, |t| t.span.end);
-    let declared = buf
-        .get(type_start..type_end.max(type_start))
-        .unwrap_or_default();
-    let declared = String::from_utf8_lossy(&declared[..declared.len().min(64)]).to_lowercase();
-    if primary.is_some() {
-        *key_names = vec![name.clone()];
-    }
-    let mut edits = Vec::new();
-    for (value, collation) in charset_clauses(buf, item, after_type) {
-        let label = text_of(buf, &item[value]);
-        if !collation && label.eq_ignore_ascii_case("binary") {
-            kind = ColumnKind::Binary;
-        }
-        if convert && dialect == SqlDialect::MySql {
-            edits.extend(convert_edit(buf, &item[value], collation));
-        }
-    }
-    if kind == ColumnKind::Text {
-        definition.edits.extend(edits);
-    }
-    for (j, token) in item.iter().enumerate() {
-        let is_comment = j > 0 && item[j - 1].is(buf, "COMMENT");
-        if matches!(token.kind, Kind::Str { .. }) && (kind == ColumnKind::Text || is_comment) {
-            definition.text_literals.push(token.span.clone());
-        }
-    }
-    definition.table.columns.push(Column {
-        name,
-        declared,
-        kind,
-        cells: 0,
-        nulls: 0,
-    });
+    (kind, after_type)
 }
 
-/// The `--convert-charset` edits of a `CREATE DATABASE` (or `CREATE SCHEMA`) statement (its
-/// tokens, without the delimiter): its default character set and collation where they are
-/// `latin1`'s, as in mysqldump's `/*!40100 DEFAULT CHARACTER SET latin1 COLLATE
-/// latin1_swedish_ci */` (a version comment is read as SQL). New tables take the database's
-/// default: left `latin1`, a table the dump creates without a character set of its own would
-/// still store its text as `latin1`. `None` when the statement creates something else.
-pub(crate) fn create_database_edits(buf: &[u8], tokens: &[Token]) -> Option<Vec<Edit>> {
+/// Reads a PostgreSQL `CREATE TYPE` statement (its tokens, without the delimiter). `None`
+/// when the statement creates something else.
+pub(crate) fn create_type(
+    buf: &[u8],
+    tokens: &[Token],
+    context: &Context,
+) -> Option<TypeDefinition> {
+    if !tokens.get(1)?.is(buf, "TYPE") {
+        return None;
+    }
+    let (parts, after) = qualified_name(buf, tokens, 2);
+    if parts.is_empty() {
+        return None;
+    }
+    let name = table_key(&parts, None);
+    let composite = tokens.get(after).is_some_and(|t| t.is(buf, "AS"))
+        && tokens.get(after + 1).is_some_and(|t| t.is_punct(b'('));
+    let attributes = composite.then(|| {
+        let mut definition = Definition::new(name.clone());
+        read_items(
+            buf,
+            tokens,
+            after + 1,
+            context,
+            &mut definition,
+            &mut Vec::new(),
+        );
+        definition.table.columns
+    });
+    Some(TypeDefinition { name, attributes })
+}
+
+/// Reads a PostgreSQL `CREATE DOMAIN` statement (its tokens, without the delimiter). `None`
+/// when the statement creates something else.
+pub(crate) fn create_domain(buf: &[u8], tokens: &[Token], context: &Context) -> Option<Domain> {
+    if !tokens.get(1)?.is(buf, "DOMAIN") {
+        return None;
+    }
+    let (parts, mut at) = qualified_name(buf, tokens, 2);
+    if parts.is_empty() {
+        return None;
+    }
+    if tokens.get(at).is_some_and(|t| t.is(buf, "AS")) {
+        at += 1;
+    }
+    let (kind, after_type) = column_type(buf, tokens, at, context);
+    let mut text_literals = Vec::new();
+    let rest = tokens.get(after_type..).unwrap_or_default();
+    push_text_literals(buf, rest, kind == ColumnKind::Text, &mut text_literals);
+    Some(Domain {
+        name: table_key(&parts, None),
+        kind,
+        text_literals,
+    })
+}
+
+/// The table and key columns of `ALTER TABLE [IF EXISTS] [ONLY] t ... ADD [CONSTRAINT c]
+/// PRIMARY KEY (columns)` (what `pg_dump` writes after the data, and phpMyAdmin after its
+/// `CREATE TABLE`); `None` for any other `ALTER` (its tokens, without the delimiter).
+pub(crate) fn added_primary_key(
+    buf: &[u8],
+    tokens: &[Token],
+    database: Option<&str>,
+) -> Option<(String, Vec<String>)> {
+    if !tokens.get(1)?.is(buf, "TABLE") {
+        return None;
+    }
+    let mut i = 2;
+    for word in ["IF", "EXISTS", "ONLY"] {
+        if tokens.get(i).is_some_and(|t| t.is(buf, word)) {
+            i += 1;
+        }
+    }
+    let (parts, mut at) = qualified_name(buf, tokens, i);
+    if parts.is_empty() {
+        return None;
+    }
+    // `ALTER TABLE t * ...`: t and the tables that inherit from it.
+    if tokens.get(at).is_some_and(|t| t.is_punct(b'*')) {
+        at += 1;
+    }
+    while at < tokens.len() {
+        let end = item_end(tokens, at);
+        if let Some(key) = primary_key_added_by(buf, &tokens[at..end]) {
+            return Some((table_key(&parts, database), key));
+        }
+        at = end + 1;
+    }
+    None
+}
+
+/// The columns of the primary key that one action of an `ALTER TABLE` adds, if it is `ADD
+/// [CONSTRAINT c] PRIMARY KEY (columns)`.
+fn primary_key_added_by(buf: &[u8], action: &[Token]) -> Option<Vec<String>> {
+    if !action.first()?.is(buf, "ADD") {
+        return None;
+    }
+    let mut i = 1;
+    if action.get(i)?.is(buf, "CONSTRAINT") {
+        i += 2;
+    }
+    if !action.get(i)?.is(buf, "PRIMARY") || !action.get(i + 1)?.is(buf, "KEY") {
+        return None;
+    }
+    let (names, _) = name_list(buf, action, i + 2);
+    (!names.is_empty()).then_some(names)
+}
+
+/// The `--convert-charset` edits of a `CREATE DATABASE` (or `CREATE SCHEMA`) statement, or of
+/// MySQL's `ALTER DATABASE` (its tokens, without the delimiter). `None` when the statement is
+/// about something else.
+///
+/// MySQL: its default character set and collation where they are `latin1`'s, as in
+/// mysqldump's `/*!40100 DEFAULT CHARACTER SET latin1 COLLATE latin1_swedish_ci */` (a version
+/// comment is read as SQL), and in the `ALTER DATABASE db CHARACTER SET latin1 ...` that
+/// mariadb-dump `--routines` writes around every routine created under that default. New
+/// tables and routines take the database's default: left `latin1`, a table the dump creates
+/// without a character set of its own would still store its text as `latin1`.
+///
+/// PostgreSQL (`pg_dump --create`): `ENCODING = 'LATIN1'` (or `WIN1252`), which would make the
+/// loaded database unable to hold what `latin1` lacks, and with it a locale whose codeset is
+/// `latin1`'s (`LC_COLLATE = 'de_DE.ISO-8859-1'`), which PostgreSQL refuses for a UTF8 database.
+pub(crate) fn database_edits(
+    buf: &[u8],
+    tokens: &[Token],
+    dialect: SqlDialect,
+) -> Option<Vec<Edit>> {
     let object = tokens.get(1)?;
     if !object.is(buf, "DATABASE") && !object.is(buf, "SCHEMA") {
         return None;
     }
-    let edits = charset_clauses(buf, tokens, 2)
-        .filter_map(|(value, collation)| convert_edit(buf, &tokens[value], collation))
+    Some(match dialect {
+        SqlDialect::MySql => charset_clauses(buf, tokens, 2)
+            .filter_map(|(value, collation)| convert_edit(buf, &tokens[value], collation))
+            .collect(),
+        SqlDialect::PostgreSql => encoding_edits(buf, tokens),
+    })
+}
+
+/// The edits of PostgreSQL's `CREATE DATABASE ... ENCODING = 'LATIN1'`, in order: the
+/// encoding, and the codesets of its locales (see [`database_edits`]).
+fn encoding_edits(buf: &[u8], tokens: &[Token]) -> Vec<Edit> {
+    let latin1 = option_value(buf, tokens, "ENCODING")
+        .filter(|value| postgresql_latin1(&text_of(buf, value)));
+    let Some(encoding) = latin1 else {
+        return Vec::new();
+    };
+    let mut edits = vec![Edit {
+        span: encoding.span.clone(),
+        text: "UTF8",
+    }];
+    for option in ["LOCALE", "LC_COLLATE", "LC_CTYPE"] {
+        if let Some(value) = option_value(buf, tokens, option)
+            && let Some(span) = latin1_codeset(buf, value.span.clone())
+        {
+            edits.push(Edit {
+                span,
+                text: "UTF-8",
+            });
+        }
+    }
+    edits.sort_by_key(|edit| edit.span.start);
+    edits
+}
+
+/// The value of the option `name` (`ENCODING = 'LATIN1'`, `=` optional) of a statement.
+fn option_value<'t>(buf: &[u8], tokens: &'t [Token], name: &str) -> Option<&'t Token> {
+    let at = tokens.iter().position(|t| t.is(buf, name))?;
+    tokens
+        .get(after_equals(tokens, at + 1))
+        .filter(|t| matches!(t.kind, Kind::Word | Kind::Str { .. }))
+}
+
+/// Whether a PostgreSQL encoding name is `latin1` as `--convert-charset` means it: `LATIN1`,
+/// `WIN1252` and their aliases, which decode alike.
+fn postgresql_latin1(name: &str) -> bool {
+    postgresql_encoding(name)
+        .encoding()
+        .is_some_and(|encoding| encoding.name() == "windows-1252")
+}
+
+/// Where the codeset of the locale name `buf[span]` lies (`ISO-8859-1` in
+/// `de_DE.ISO-8859-1@euro`), if it is `latin1`'s.
+fn latin1_codeset(buf: &[u8], span: Range<usize>) -> Option<Range<usize>> {
+    let name = &buf[span.clone()];
+    let start = memchr::memchr(b'.', name)? + 1;
+    let end = memchr::memchr(b'@', &name[start..]).map_or(name.len(), |k| start + k);
+    let codeset: Vec<u8> = name[start..end]
+        .iter()
+        .filter(|b| b.is_ascii_alphanumeric())
+        .map(u8::to_ascii_lowercase)
         .collect();
-    Some(edits)
+    matches!(codeset.as_slice(), b"iso88591" | b"latin1")
+        .then(|| span.start + start..span.start + end)
 }
 
 /// The table and explicit column list of an `INSERT` head (its tokens up to `VALUES`).
@@ -450,10 +741,11 @@ pub(crate) fn copy_head(buf: &[u8], tokens: &[Token]) -> Option<(String, Option<
     Some((table_key(&parts, None), columns))
 }
 
-/// The `--convert-charset` edits of a `SET` statement (`buf[statement]`): `SET NAMES latin1`,
-/// `SET CHARACTER SET latin1`, `SET character_set_client = latin1` and PostgreSQL's
-/// `SET client_encoding = 'LATIN1'`.
-pub(crate) fn set_edits(buf: &[u8], statement: Range<usize>) -> Vec<Edit> {
+/// The `--convert-charset` edits of a `SET` statement (`buf[statement]`, `tokens`), in order:
+/// `SET NAMES latin1`, `SET CHARACTER SET latin1`, `SET character_set_client = latin1`, the
+/// other session variables of [`SESSION_CHARSETS`], and PostgreSQL's `SET client_encoding =
+/// 'LATIN1'`.
+pub(crate) fn set_edits(buf: &[u8], statement: Range<usize>, tokens: &[Token]) -> Vec<Edit> {
     let text = &buf[statement.clone()];
     let mut edits = Vec::new();
     for declaration in sql_declarations(text) {
@@ -462,7 +754,7 @@ pub(crate) fn set_edits(buf: &[u8], statement: Range<usize>) -> Vec<Edit> {
         }
         let postgresql = declaration.place.kind.dialect() == SqlDialect::PostgreSql;
         let latin1 = match postgresql {
-            true => declaration.encoding.as_deref() == Some("windows-1252"),
+            true => postgresql_latin1(&declaration.label),
             false => schema::is_latin1(&declaration.label),
         };
         if !latin1 {
@@ -492,7 +784,37 @@ pub(crate) fn set_edits(buf: &[u8], statement: Range<usize>) -> Vec<Edit> {
             });
         }
     }
+    edits.extend(session_charset_edits(buf, tokens));
+    edits.sort_by_key(|edit| edit.span.start);
     edits
+}
+
+/// MySQL session variables naming a character set (`false`) or a collation (`true`) that
+/// [`sql_declarations`] leaves out, since they do not say how the dump's bytes are read:
+/// how results are sent back, and which character set the literals of the statements are
+/// converted to (mysqldump sets `collation_connection` to the one a routine was created with,
+/// around it: left `latin1`, the routine's literals would lose what `latin1` lacks).
+const SESSION_CHARSETS: [(&str, bool); 3] = [
+    ("character_set_results", false),
+    ("character_set_connection", false),
+    ("collation_connection", true),
+];
+
+/// The `--convert-charset` edits of the assignments of [`SESSION_CHARSETS`] in a `SET`
+/// statement's `tokens` (`@@` and `SESSION` allowed).
+fn session_charset_edits<'t>(
+    buf: &'t [u8],
+    tokens: &'t [Token],
+) -> impl Iterator<Item = Edit> + 't {
+    tokens.iter().enumerate().filter_map(move |(i, token)| {
+        if token.kind != Kind::Word || !tokens.get(i + 1)?.is_punct(b'=') {
+            return None;
+        }
+        let variable = text_of(buf, token).to_ascii_lowercase();
+        let variable = variable.trim_start_matches("@@");
+        let &(_, collation) = SESSION_CHARSETS.iter().find(|(v, _)| *v == variable)?;
+        convert_edit(buf, tokens.get(i + 2)?, collation)
+    })
 }
 
 /// PostgreSQL's `SET standard_conforming_strings = on|off`: whether it turns backslash escapes
@@ -541,6 +863,17 @@ mod tests {
         found
     }
 
+    static NO_TYPES: std::sync::LazyLock<Types> = std::sync::LazyLock::new(Types::default);
+
+    fn context(dialect: SqlDialect, database: Option<&str>) -> Context<'_> {
+        Context {
+            dialect,
+            convert: true,
+            database,
+            types: &NO_TYPES,
+        }
+    }
+
     const CREATE: &str = "CREATE TABLE `t` (
   `id` int(11) NOT NULL,
   `name` varchar(100) CHARACTER SET latin1 COLLATE latin1_bin DEFAULT 'Ã©' COMMENT 'cÃ©',
@@ -556,7 +889,7 @@ mod tests {
     fn create_table_columns_kinds_keys_and_edits() {
         let tokens = tokens_of(SqlDialect::MySql, CREATE);
         let buf = CREATE.as_bytes();
-        let definition = create_table(buf, &tokens, SqlDialect::MySql, true, Some("shop"));
+        let definition = create_table(buf, &tokens, &context(SqlDialect::MySql, Some("shop")));
         let Some(definition) = definition else {
             panic!("a table");
         };
@@ -606,7 +939,11 @@ mod tests {
     fn postgresql_create_table() {
         let sql = "CREATE TABLE public.t (\n    id integer NOT NULL,\n    name character varying(20) DEFAULT 'x'::character varying,\n    data bytea,\n    \"Tags\" text[]\n);";
         let tokens = tokens_of(SqlDialect::PostgreSql, sql);
-        let definition = create_table(sql.as_bytes(), &tokens, SqlDialect::PostgreSql, true, None);
+        let definition = create_table(
+            sql.as_bytes(),
+            &tokens,
+            &context(SqlDialect::PostgreSql, None),
+        );
         let Some(definition) = definition else {
             panic!("a table");
         };
@@ -637,11 +974,19 @@ mod tests {
         );
         let sql = "CREATE TABLE public.t_2024 PARTITION OF public.t FOR VALUES FROM (1) TO (9);";
         let tokens = tokens_of(SqlDialect::PostgreSql, sql);
-        let partition = create_table(sql.as_bytes(), &tokens, SqlDialect::PostgreSql, true, None);
+        let partition = create_table(
+            sql.as_bytes(),
+            &tokens,
+            &context(SqlDialect::PostgreSql, None),
+        );
         assert_eq!(partition.map(|d| d.parents), Some(vec!["public.t".into()]));
         let sql = "CREATE TABLE public.c (x text) INHERITS (public.a, public.b);";
         let tokens = tokens_of(SqlDialect::PostgreSql, sql);
-        let child = create_table(sql.as_bytes(), &tokens, SqlDialect::PostgreSql, true, None);
+        let child = create_table(
+            sql.as_bytes(),
+            &tokens,
+            &context(SqlDialect::PostgreSql, None),
+        );
         assert_eq!(
             child.map(|d| d.parents),
             Some(vec!["public.a".into(), "public.b".into()])
@@ -654,7 +999,7 @@ mod tests {
     fn create_database_defaults() {
         let edited = |sql: &str| -> Option<Vec<(String, &str)>> {
             let tokens = tokens_of(SqlDialect::MySql, sql);
-            let edits = create_database_edits(sql.as_bytes(), &tokens)?;
+            let edits = database_edits(sql.as_bytes(), &tokens, SqlDialect::MySql)?;
             Some(
                 edits
                     .iter()
@@ -708,7 +1053,11 @@ mod tests {
     #[test]
     fn set_statements() {
         let sql = "/*!40101 SET NAMES latin1 COLLATE latin1_general_ci */";
-        let edits = set_edits(sql.as_bytes(), 0..sql.len());
+        let edits = set_edits(
+            sql.as_bytes(),
+            0..sql.len(),
+            &tokens_of(SqlDialect::MySql, sql),
+        );
         let found: Vec<(&str, &str)> = edits
             .iter()
             .map(|e| (&sql[e.span.clone()], e.text))
@@ -721,12 +1070,279 @@ mod tests {
             ]
         );
         let sql = "SET client_encoding = 'LATIN1'";
-        let edits = set_edits(sql.as_bytes(), 0..sql.len());
+        let edits = set_edits(
+            sql.as_bytes(),
+            0..sql.len(),
+            &tokens_of(SqlDialect::MySql, sql),
+        );
         assert_eq!(edits.len(), 1);
         assert_eq!(&sql[edits[0].span.clone()], "LATIN1");
-        assert!(set_edits(b"SET NAMES utf8mb4", 0..17).is_empty());
+        let sql = "SET NAMES utf8mb4";
+        assert!(set_edits(sql.as_bytes(), 0..17, &tokens_of(SqlDialect::MySql, sql)).is_empty());
         let sql = "SET standard_conforming_strings = off";
         let tokens = tokens_of(SqlDialect::PostgreSql, sql);
         assert_eq!(backslash_strings(sql.as_bytes(), &tokens), Some(true));
+    }
+
+    /// The edits of `sql` as (bytes replaced, replacement).
+    fn edited<'s>(sql: &'s str, edits: &[Edit]) -> Vec<(&'s str, &'static str)> {
+        edits
+            .iter()
+            .map(|e| (&sql[e.span.clone()], e.text))
+            .collect()
+    }
+
+    #[test]
+    fn session_character_sets_around_a_routine() {
+        // What mariadb-dump --routines writes before a routine created under latin1.
+        for (sql, expected) in [
+            (
+                "/*!50003 SET collation_connection  = latin1_swedish_ci */",
+                vec![("latin1_swedish_ci", "utf8mb4_general_ci")],
+            ),
+            (
+                "/*!50003 SET character_set_results = latin1 */",
+                vec![("latin1", "utf8mb4")],
+            ),
+            (
+                "SET SESSION character_set_client = latin1, @@character_set_connection = latin1",
+                vec![("latin1", "utf8mb4"), ("latin1", "utf8mb4")],
+            ),
+            (
+                "/*!50003 SET character_set_results = @saved_cs_results */",
+                vec![],
+            ),
+            (
+                "/*!50003 SET @saved_col_connection = @@collation_connection */",
+                vec![],
+            ),
+        ] {
+            let tokens = tokens_of(SqlDialect::MySql, sql);
+            let edits = set_edits(sql.as_bytes(), 0..sql.len(), &tokens);
+            assert_eq!(edited(sql, &edits), expected, "{sql}");
+            assert!(edits.is_sorted_by_key(|e| e.span.start), "{sql}");
+        }
+    }
+
+    #[test]
+    fn database_character_sets_and_encodings() {
+        let mysql = "ALTER DATABASE `shop` CHARACTER SET latin1 COLLATE latin1_swedish_ci ";
+        let tokens = tokens_of(SqlDialect::MySql, mysql);
+        let edits = database_edits(mysql.as_bytes(), &tokens, SqlDialect::MySql);
+        assert_eq!(
+            edits.map(|edits| edited(mysql, &edits)),
+            Some(vec![
+                ("latin1", "utf8mb4"),
+                ("latin1_swedish_ci", "utf8mb4_general_ci")
+            ])
+        );
+        let pg_edits = |sql: &str| -> Vec<(String, &str)> {
+            let tokens = tokens_of(SqlDialect::PostgreSql, sql);
+            let edits = database_edits(sql.as_bytes(), &tokens, SqlDialect::PostgreSql);
+            let edits = edits.unwrap_or_default();
+            assert!(edits.is_sorted_by_key(|e| e.span.start), "{sql}");
+            edited(sql, &edits)
+                .into_iter()
+                .map(|(from, to)| (from.to_owned(), to))
+                .collect()
+        };
+        // pg_dump --create of a LATIN1 database, with one locale or two.
+        assert_eq!(
+            pg_edits(
+                "CREATE DATABASE src WITH TEMPLATE = template0 ENCODING = 'LATIN1' \
+                 LOCALE_PROVIDER = libc LOCALE = 'C'"
+            ),
+            [("LATIN1".into(), "UTF8")]
+        );
+        assert_eq!(
+            pg_edits(
+                "CREATE DATABASE src WITH TEMPLATE = template0 ENCODING = 'WIN1252' \
+                 LOCALE_PROVIDER = libc LC_COLLATE = 'de_DE.ISO-8859-1@euro' LC_CTYPE = \
+                 'de_DE.iso88591'"
+            ),
+            [
+                ("WIN1252".into(), "UTF8"),
+                ("ISO-8859-1".into(), "UTF-8"),
+                ("iso88591".into(), "UTF-8")
+            ]
+        );
+        // Another encoding, and its locale, stay as they are.
+        assert!(pg_edits("CREATE DATABASE d ENCODING 'LATIN9' LOCALE 'de_DE.latin1'").is_empty());
+        assert!(pg_edits("CREATE DATABASE d ENCODING = 'UTF8' LOCALE = 'C.UTF-8'").is_empty());
+        assert!(pg_edits("CREATE SCHEMA s").is_empty());
+    }
+
+    #[test]
+    fn primary_keys_added_by_alter_table() {
+        let key = |dialect: SqlDialect, sql: &str| {
+            let tokens = tokens_of(dialect, sql);
+            added_primary_key(sql.as_bytes(), &tokens, Some("shop"))
+        };
+        let pg = SqlDialect::PostgreSql;
+        assert_eq!(
+            key(
+                pg,
+                "ALTER TABLE ONLY public.k2\n    ADD CONSTRAINT k2_pkey PRIMARY KEY (b, a)"
+            ),
+            Some(("public.k2".into(), vec!["b".into(), "a".into()]))
+        );
+        assert_eq!(
+            key(
+                pg,
+                "ALTER TABLE IF EXISTS ONLY \"T\" * ADD CONSTRAINT p PRIMARY KEY (id)"
+            ),
+            Some(("shop.T".into(), vec!["id".into()]))
+        );
+        // phpMyAdmin, after its CREATE TABLE: several actions.
+        assert_eq!(
+            key(
+                SqlDialect::MySql,
+                "ALTER TABLE `t`\n  ADD KEY `k` (`name`),\n  ADD PRIMARY KEY (`id`,`lang`)"
+            ),
+            Some(("shop.t".into(), vec!["id".into(), "lang".into()]))
+        );
+        for other in [
+            "ALTER TABLE ONLY public.u ADD CONSTRAINT u_key UNIQUE (id)",
+            "ALTER TABLE public.t OWNER TO postgres",
+            "ALTER TABLE t DROP PRIMARY KEY",
+            "ALTER TABLE ONLY public.t ALTER COLUMN id SET DEFAULT nextval('s'::regclass)",
+            "ALTER SEQUENCE public.s OWNED BY public.t.id",
+        ] {
+            assert_eq!(key(pg, other), None, "{other}");
+        }
+    }
+
+    /// The (name, kind) of each column of `table`.
+    fn kinds(table: &Table) -> Vec<(&str, ColumnKind)> {
+        table
+            .columns
+            .iter()
+            .map(|c| (c.name.as_str(), c.kind))
+            .collect()
+    }
+
+    /// What pg_dump writes for types and domains (the enum labels and the domain's literals
+    /// garbled, as a LATIN1 client makes them), read in order into `types`.
+    fn pg_types() -> Types {
+        let mut types = Types::default();
+        let statements = [
+            "CREATE DOMAIN public.code AS character varying(10)",
+            "CREATE DOMAIN public.num AS integer",
+            "CREATE TYPE public.mood AS ENUM (\n    'cafÃ©',\n    'ok'\n)",
+            "CREATE DOMAIN public.label AS public.code",
+            "CREATE TYPE public.pair AS (\n\ta text,\n\tb integer,\n\tc bytea,\n\tl public.code\n)",
+            "CREATE TYPE public.span AS RANGE (\n    subtype = integer\n)",
+        ];
+        for sql in statements {
+            let tokens = tokens_of(SqlDialect::PostgreSql, sql);
+            let buf = sql.as_bytes();
+            let context = Context {
+                types: &types,
+                ..context(SqlDialect::PostgreSql, None)
+            };
+            if let Some(domain) = create_domain(buf, &tokens, &context) {
+                types.define(domain.name, domain.kind);
+            } else if let Some(created) = create_type(buf, &tokens, &context) {
+                match created.attributes {
+                    Some(attributes) => types.define_composite(created.name, attributes),
+                    None => types.define(created.name, ColumnKind::Other),
+                }
+            } else {
+                panic!("{sql}: neither a type nor a domain");
+            }
+        }
+        types
+    }
+
+    #[test]
+    fn domains_hold_what_their_base_type_holds_and_enums_no_text() {
+        use ColumnKind::*;
+        let types = pg_types();
+        let kind = |name: &str| types.kind(name);
+        assert_eq!(kind("public.code"), Some(Text));
+        assert_eq!(kind("public.label"), Some(Text));
+        assert_eq!(kind("public.num"), Some(Other));
+        assert_eq!(kind("public.mood"), Some(Other));
+        assert_eq!(kind("public.pair"), Some(Other));
+        assert_eq!(kind("public.span"), Some(Other));
+        let domain = "CREATE DOMAIN public.lang AS text DEFAULT 'naÃ¯ve'::text\n\tCONSTRAINT \
+                      lang_check CHECK ((VALUE = ANY (ARRAY['cafÃ©'::text, 'x'::text])))";
+        let tokens = tokens_of(SqlDialect::PostgreSql, domain);
+        let context = context(SqlDialect::PostgreSql, None);
+        let Some(lang) = create_domain(domain.as_bytes(), &tokens, &context) else {
+            panic!("a domain");
+        };
+        let literals: Vec<&str> = lang
+            .text_literals
+            .iter()
+            .map(|r| &domain[r.clone()])
+            .collect();
+        assert_eq!((lang.kind, literals), (Text, vec!["naÃ¯ve", "cafÃ©", "x"]));
+        let domain = "CREATE DOMAIN public.positive AS integer DEFAULT '1' CHECK (VALUE > 0)";
+        let tokens = tokens_of(SqlDialect::PostgreSql, domain);
+        let positive = create_domain(domain.as_bytes(), &tokens, &context);
+        assert!(positive.is_some_and(|d| d.kind == Other && d.text_literals.is_empty()));
+        let sql = "CREATE TABLE public.t (\n    id integer,\n    m public.mood DEFAULT \
+                   'cafÃ©'::public.mood,\n    l public.label[],\n    n public.num\n)";
+        let tokens = tokens_of(SqlDialect::PostgreSql, sql);
+        let context = Context {
+            types: &types,
+            ..context
+        };
+        let Some(table) = create_table(sql.as_bytes(), &tokens, &context) else {
+            panic!("a table");
+        };
+        assert_eq!(
+            kinds(&table.table),
+            [("id", Other), ("m", Other), ("l", Text), ("n", Other)]
+        );
+        // An enum's default names a label: left alone with it.
+        assert!(table.text_literals.is_empty());
+    }
+
+    #[test]
+    fn a_typed_table_takes_the_columns_of_its_type() {
+        use ColumnKind::*;
+        let types = pg_types();
+        let context = Context {
+            types: &types,
+            ..context(SqlDialect::PostgreSql, None)
+        };
+        let table = |sql: &str| {
+            let tokens = tokens_of(SqlDialect::PostgreSql, sql);
+            create_table(sql.as_bytes(), &tokens, &context)
+        };
+        // As pg_dump writes it, with a column's options, and by hand, with more.
+        let Some(typed) = table("CREATE TABLE public.typed OF public.pair (\n    b NOT NULL\n)")
+        else {
+            panic!("a table");
+        };
+        let expected = [("a", Text), ("b", Other), ("c", Binary), ("l", Text)];
+        assert_eq!(kinds(&typed.table), expected);
+        assert_eq!(typed.table.unknown_type, None);
+        let sql = "CREATE TABLE t OF public.pair (a WITH OPTIONS DEFAULT 'cafÃ©', b PRIMARY KEY, \
+                   c DEFAULT '\\x00')";
+        let Some(typed) = table(sql) else {
+            panic!("a table");
+        };
+        assert_eq!(kinds(&typed.table), expected);
+        assert_eq!(typed.table.primary_key, [1]);
+        let literals: Vec<&str> = typed
+            .text_literals
+            .iter()
+            .map(|r| &sql[r.clone()])
+            .collect();
+        assert_eq!(literals, ["cafÃ©"]);
+        let Some(bare) = table("CREATE TABLE public.typed2 OF public.pair") else {
+            panic!("a table");
+        };
+        assert_eq!(kinds(&bare.table), expected);
+        // A type the dump did not create (pg_dump -t leaves it out): no columns, and why.
+        let Some(unknown) = table("CREATE TABLE public.x OF public.gone (\n    b NOT NULL\n)")
+        else {
+            panic!("a table");
+        };
+        assert!(unknown.table.columns.is_empty());
+        assert_eq!(unknown.table.unknown_type.as_deref(), Some("public.gone"));
     }
 }

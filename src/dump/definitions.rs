@@ -5,14 +5,18 @@
 //! database is often dumped that way, its schema apart (`--no-data`, `--schema-only`). The
 //! schema dumps are read here by the dump lexer itself, before the data, and only their tables
 //! (columns, kinds, primary keys) are lent to the data dump's lexer, which starts from them as
-//! if the data dump had defined them first. Nothing else of a schema dump carries over: its
-//! `SET NAMES`, `USE`, `DELIMITER` and `standard_conforming_strings` are its own, as they are
-//! for the client that loads it. A schema dump is read, never changed.
+//! if the data dump had defined them first; with them, the PostgreSQL types they create
+//! (`CREATE TYPE`, `CREATE DOMAIN`), for a table the data dump defines itself with one of them.
+//! A primary key that `pg_dump --schema-only` adds after its tables (`ALTER TABLE ONLY t ADD
+//! CONSTRAINT t_pkey PRIMARY KEY (id)`) is the table's key, so that the data dump's rows are
+//! named by it. Nothing else of a schema dump carries over: its `SET NAMES`, `USE`,
+//! `DELIMITER` and `standard_conforming_strings` are its own, as they are for the client that
+//! loads it. A schema dump is read, never changed.
 
 use std::path::{Path, PathBuf};
 
 use super::lexer::Lexer;
-use super::schema::{Schema, Table};
+use super::schema::Schema;
 use super::{BlockLexer, Format, LexedBuffer, ReadFor, dialect_of, lex_error};
 use crate::charset::SqlDialect;
 use crate::engine::{self, EngineOptions, Input};
@@ -30,8 +34,8 @@ pub struct Definitions {
 }
 
 impl Definitions {
-    /// Reads the tables that the dumps at `paths` define, in order: a table defined again
-    /// replaces the earlier definition, as it would in one dump. `None` without paths. A dump
+    /// Reads the tables (and types) that the dumps at `paths` define, in order: a table defined
+    /// again replaces the earlier definition, as it would in one dump. `None` without paths. A dump
     /// that defines no table is refused (it is likely the data dump, given twice), and so are
     /// dumps of two dialects.
     pub fn read(
@@ -55,8 +59,8 @@ impl Definitions {
                 );
                 return Err(Error::Usage(message));
             }
-            let (tables, latin1) = read_tables(path, dialect, readings, engine)?;
-            if tables.is_empty() {
+            let (defined, latin1) = read_schema(path, dialect, readings, engine)?;
+            if defined.tables.is_empty() {
                 let message = format!(
                     "{}: no CREATE TABLE in it; --schema reads a dump of the schema \
                      (mariadb-dump --no-data, pg_dump --schema-only)",
@@ -64,9 +68,7 @@ impl Definitions {
                 );
                 return Err(Error::Usage(message));
             }
-            for table in tables {
-                schema.define(table);
-            }
+            schema.extend(defined);
             latin1_declarations += latin1;
         }
         Ok(first.map(|(dialect, _)| Definitions {
@@ -111,14 +113,15 @@ fn dialect_of_schema(path: &Path) -> Result<SqlDialect, Error> {
     Ok(dialect_of(&input, Format::Sql)?.unwrap_or(SqlDialect::MySql))
 }
 
-/// Lexes the dump at `path` to its end; returns the tables it defines (every definition, in
-/// order) and how many `latin1` declarations `--convert-charset` would rewrite in it.
-fn read_tables(
+/// Lexes the dump at `path` to its end; returns what it defines (every table definition, in
+/// order, and the types) and how many `latin1` declarations `--convert-charset` would rewrite
+/// in it.
+fn read_schema(
     path: &Path,
     dialect: SqlDialect,
     readings: &Readings,
     engine: &EngineOptions,
-) -> Result<(Vec<Table>, u64), Error> {
+) -> Result<(Schema, u64), Error> {
     let input = Input::File(path.to_path_buf());
     let mut lexing = BlockLexer::new(Lexer::new(dialect, true));
     let mut buffer = LexedBuffer::new();
@@ -136,7 +139,7 @@ fn read_tables(
         step(block, base, false)
     })?;
     step(&[], 0, true)?;
-    Ok((lexing.lexer.schema.tables, latin1))
+    Ok((lexing.lexer.schema, latin1))
 }
 
 fn dialect_title(dialect: SqlDialect) -> &'static str {

@@ -2,10 +2,12 @@
 //! columns are, to which table, column and row each belongs, and which bytes of the DDL
 //! `--convert-charset` rewrites.
 //!
-//! Statements are read three ways. `CREATE TABLE`, `SET`, `USE`, `COPY` heads and `COMMENT ON`
-//! are read whole, from their tokens ([`super::ddl`]): they are small, and a buffer that ends
-//! inside one is cut before it, so that it is read again whole with the next buffer (and its
-//! edits land in the buffer being written). The rows of `INSERT ... VALUES` and of a `COPY`
+//! Statements are read three ways. `CREATE TABLE`, PostgreSQL's `CREATE TYPE` and `CREATE
+//! DOMAIN`, `CREATE DATABASE`, `ALTER TABLE` (for a primary key added after the table), MySQL's
+//! `ALTER DATABASE`, `SET`, `USE`, `COPY` heads and `COMMENT ON` are read whole, from their
+//! tokens ([`super::ddl`]): they are small, and a buffer that ends inside one is cut before it,
+//! so that it is read again whole with the next buffer (and its edits land in the buffer being
+//! written). The rows of `INSERT ... VALUES` and of a `COPY`
 //! block hold nearly all the bytes of a dump and have a fixed shape, so they are read by a
 //! loop of their own that jumps from quote to quote (or tab to tab) with `memchr`, and that
 //! carries a value on from one buffer into the next: a line of many megabytes is cut anywhere.
@@ -91,7 +93,6 @@ pub struct LexError {
 /// Statement keywords that are skipped to their delimiter: they hold no table data.
 const SKIPPED: &[&str] = &[
     "ABORT",
-    "ALTER",
     "ANALYZE",
     "BEGIN",
     "CALL",
@@ -536,28 +537,23 @@ impl Lexer {
             return Some(Class::Whole);
         }
         if first.is(buf, "CREATE") {
-            let modifiers = [
-                "OR",
-                "REPLACE",
-                "TEMPORARY",
-                "TEMP",
-                "UNLOGGED",
-                "GLOBAL",
-                "LOCAL",
-            ];
-            return match tokens[1..]
-                .iter()
-                .find(|t| !modifiers.iter().any(|m| t.is(buf, m)))
-            {
-                None => Some(Class::Undecided),
-                Some(object) if object.is(buf, "TABLE") => Some(Class::Whole),
-                Some(object)
-                    if self.mysql() && (object.is(buf, "DATABASE") || object.is(buf, "SCHEMA")) =>
-                {
-                    Some(Class::Whole)
-                }
-                Some(_) => None,
+            let Some(object) = ddl::created_object(buf, tokens) else {
+                return Some(Class::Undecided);
             };
+            let postgresql = !self.mysql();
+            let object = &tokens[object];
+            let whole = ["TABLE", "DATABASE", "SCHEMA"]
+                .iter()
+                .any(|o| object.is(buf, o))
+                || (postgresql && (object.is(buf, "TYPE") || object.is(buf, "DOMAIN")));
+            return whole.then_some(Class::Whole);
+        }
+        if first.is(buf, "ALTER") {
+            let Some(object) = tokens.get(1) else {
+                return Some(Class::Undecided);
+            };
+            let database = self.mysql() && (object.is(buf, "DATABASE") || object.is(buf, "SCHEMA"));
+            return (object.is(buf, "TABLE") || database).then_some(Class::Whole);
         }
         None
     }
@@ -573,31 +569,13 @@ impl Lexer {
         let tokens = mem::take(&mut self.statement);
         let first = &tokens[0];
         if first.is(buf, "CREATE") {
-            let dialect = self.tokens.dialect;
-            let database = self.database.as_deref();
-            if let Some(definition) =
-                ddl::create_table(buf, &tokens, dialect, self.convert, database)
-            {
-                out.edits.extend(definition.edits);
-                for span in definition.text_literals {
-                    self.cells += 1;
-                    out.values.push(Value {
-                        span,
-                        text: true,
-                        cell: self.cells,
-                        place: Place::Definition,
-                    });
-                }
-                let table = self.inherit(definition.table, &definition.parents);
-                self.schema.define(table);
-            } else if self.convert
-                && let Some(edits) = ddl::create_database_edits(buf, &tokens)
-            {
-                out.edits.extend(edits);
-            }
+            self.create_statement(buf, &tokens, out);
+        } else if first.is(buf, "ALTER") {
+            self.alter_statement(buf, &tokens, out);
         } else if first.is(buf, "SET") {
             if self.convert {
-                out.edits.extend(ddl::set_edits(buf, statement.clone()));
+                out.edits
+                    .extend(ddl::set_edits(buf, statement.clone(), &tokens));
             }
             if !self.mysql()
                 && let Some(backslash) = ddl::backslash_strings(buf, &tokens)
@@ -614,16 +592,68 @@ impl Lexer {
         } else if first.is(buf, "COMMENT")
             && let Some(span) = ddl::comment_literal(buf, &tokens)
         {
-            self.cells += 1;
-            out.values.push(Value {
-                span,
-                text: true,
-                cell: self.cells,
-                place: Place::Definition,
-            });
+            self.text_literal(span, out);
         }
         self.statement = tokens;
         Ok(end)
+    }
+
+    /// A `CREATE` read whole: a table, a PostgreSQL type or domain, a database.
+    fn create_statement(&mut self, buf: &[u8], tokens: &[Token], out: &mut Lexed) {
+        let dialect = self.tokens.dialect;
+        let context = ddl::Context {
+            dialect,
+            convert: self.convert,
+            database: self.database.as_deref(),
+            types: &self.schema.types,
+        };
+        if let Some(definition) = ddl::create_table(buf, tokens, &context) {
+            out.edits.extend(definition.edits);
+            for span in definition.text_literals {
+                self.text_literal(span, out);
+            }
+            let table = self.inherit(definition.table, &definition.parents);
+            self.schema.define(table);
+        } else if let Some(domain) = ddl::create_domain(buf, tokens, &context) {
+            for span in domain.text_literals {
+                self.text_literal(span, out);
+            }
+            self.schema.types.define(domain.name, domain.kind);
+        } else if let Some(created) = ddl::create_type(buf, tokens, &context) {
+            match created.attributes {
+                Some(attributes) => self.schema.types.define_composite(created.name, attributes),
+                None => self.schema.types.define(created.name, ColumnKind::Other),
+            }
+        } else if self.convert
+            && let Some(edits) = ddl::database_edits(buf, tokens, dialect)
+        {
+            out.edits.extend(edits);
+        }
+    }
+
+    /// An `ALTER TABLE` (which may add a primary key) or MySQL's `ALTER DATABASE` (whose
+    /// character set `--convert-charset` rewrites), read whole.
+    fn alter_statement(&mut self, buf: &[u8], tokens: &[Token], out: &mut Lexed) {
+        if let Some((table, key)) = ddl::added_primary_key(buf, tokens, self.database.as_deref()) {
+            if let Some(index) = self.schema.find(&table) {
+                self.schema.add_primary_key(index, &key);
+            }
+        } else if self.convert
+            && let Some(edits) = ddl::database_edits(buf, tokens, self.tokens.dialect)
+        {
+            out.edits.extend(edits);
+        }
+    }
+
+    /// A string literal of the DDL that is text, at `span`: a value of its own.
+    fn text_literal(&mut self, span: Range<usize>, out: &mut Lexed) {
+        self.cells += 1;
+        out.values.push(Value {
+            span,
+            text: true,
+            cell: self.cells,
+            place: Place::Definition,
+        });
     }
 
     /// `table` with the columns of its `parents` first (a column defined again is one column),
@@ -703,6 +733,9 @@ impl Lexer {
             .find(table)
             .ok_or_else(|| Stop::Undefined(start, self.undefined(table)))?;
         let definition = &self.schema.tables[index];
+        if let Some(unknown) = &definition.unknown_type {
+            return Err(Stop::Undefined(start, self.untyped(table, unknown)));
+        }
         let indexes: Vec<usize> = match columns {
             None => (0..definition.columns.len()).collect(),
             Some(names) => names
@@ -749,6 +782,20 @@ impl Lexer {
             message += &format!(" (it defines `{namesake}`{alike})");
         }
         message
+    }
+
+    /// Why data for the typed table `table` cannot be read: its columns are those of the
+    /// composite type `unknown`, which neither the dump nor the schema lent to it creates
+    /// (`pg_dump -t` leaves a table's type out).
+    fn untyped(&self, table: &str, unknown: &str) -> String {
+        let nor = match self.schema.borrowed {
+            0 => "",
+            _ => " nor the schema dump",
+        };
+        format!(
+            "data for table `{table}`, a typed table (OF {unknown}) whose columns are those of \
+             the type `{unknown}`, which no CREATE TYPE before it{nor} defines"
+        )
     }
 
     /// The body tracker of the statement just classified as skipped, when it is PostgreSQL's
@@ -1819,5 +1866,94 @@ COPY public.t (id, name, note) FROM stdin;
         let (line, message) = error_of(postgresql, &format!("{copy}1\tx\n"));
         assert_eq!(line, 4);
         assert!(message.contains("COPY data"), "{message}");
+    }
+
+    #[test]
+    fn a_key_added_before_the_data_names_its_rows_and_one_added_after_it_none() {
+        let pg = SqlDialect::PostgreSql;
+        let table = "CREATE TABLE public.t (\n    id integer NOT NULL,\n    name text\n);\n";
+        let key = "ALTER TABLE ONLY public.t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (id);\n";
+        let data = "COPY public.t (id, name) FROM stdin;\n7\tx\n\\.\n";
+        // pg_dump --schema-only, lent to pg_dump --data-only (as --schema does).
+        let Ok((_, _, schema_dump)) = lex_cut(pg, false, format!("{table}{key}").as_bytes(), &[])
+        else {
+            panic!("the schema lexes");
+        };
+        let mut lexer = Lexer::new(pg, false);
+        lexer.schema = schema_dump.schema.lend();
+        let mut lexed = Lexed::default();
+        assert_eq!(lexer.lex(data.as_bytes(), true, &mut lexed), Ok(data.len()));
+        assert_eq!(lexed.keys, b"7");
+        // One full pg_dump: the key comes after the data, which stays named by number.
+        let full = format!("{table}{data}{key}");
+        for cut in 0..=full.len() {
+            let Ok((values, _, lexer)) = lex_cut(pg, false, full.as_bytes(), &[cut]) else {
+                panic!("lexes with a cut at {cut}");
+            };
+            assert_eq!(values, [found("public.t.name", "1:", "x")], "cut at {cut}");
+            assert!(
+                lexer.schema.tables[0].primary_key.is_empty(),
+                "cut at {cut}"
+            );
+        }
+    }
+
+    /// A typed table as pg_dump writes it, its type first, and a domain over text: their
+    /// values and the domain's check are text, an enum's label is not.
+    const POSTGRESQL_TYPES: &str = "CREATE DOMAIN public.lang AS text
+\tCONSTRAINT lang_check CHECK ((VALUE <> 'cafÃ©'::text));
+CREATE TYPE public.mood AS ENUM (
+    'naÃ¯ve'
+);
+CREATE TYPE public.pair AS (
+\ta text,
+\tb integer,
+\tl public.lang,
+\tm public.mood
+);
+CREATE TABLE public.typed OF public.pair (
+    b NOT NULL
+);
+COPY public.typed (a, b, l, m) FROM stdin;
+GrÃ¼Ãe\t1\tnaÃ¯ve\tnaÃ¯ve
+\\.
+ALTER TABLE ONLY public.typed
+    ADD CONSTRAINT typed_pkey PRIMARY KEY (b);
+";
+
+    #[test]
+    fn typed_tables_and_domains_over_text() {
+        let input = POSTGRESQL_TYPES.as_bytes();
+        let whole = lex_cut(SqlDialect::PostgreSql, false, input, &[]);
+        let Ok((got, _, _)) = &whole else {
+            panic!("{:?}", whole.as_ref().err());
+        };
+        assert_eq!(
+            got,
+            &vec![
+                found("ddl", "", "cafÃ©"),
+                found("public.typed.a", "1:", "GrÃ¼Ãe"),
+                found("public.typed.l", "1:", "naÃ¯ve"),
+            ]
+        );
+        for cut in 1..input.len() {
+            let cut_up = lex_cut(SqlDialect::PostgreSql, false, input, &[cut]);
+            assert_eq!(
+                cut_up.map(|(found, _, _)| found).as_ref(),
+                Ok(got),
+                "cut at {cut}"
+            );
+        }
+        // Without its type (pg_dump -t leaves it out), the table's data cannot be read.
+        let typed_at = POSTGRESQL_TYPES.find("CREATE TABLE").unwrap_or_default();
+        let (line, message) = error_of(SqlDialect::PostgreSql, &POSTGRESQL_TYPES[typed_at..]);
+        assert_eq!(line, 4);
+        assert!(
+            message.starts_with(
+                "data for table `public.typed`, a typed table (OF public.pair) whose columns are \
+                 those of the type `public.pair`, which no CREATE TYPE before it defines"
+            ),
+            "{message}"
+        );
     }
 }

@@ -416,6 +416,7 @@ mod tests {
             columns: vec![column("note"), column("a"), column("b")],
             primary_key: vec![2, 1],
             rows: 0,
+            unknown_type: None,
         };
         assert_eq!(primary_key_names(&table), ["b", "a"]);
         assert_eq!(key_names_in_row_order(&table), ["a", "b"]);

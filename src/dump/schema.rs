@@ -1,10 +1,16 @@
 //! The tables a dump defines: their columns, what kind of data each holds, and their primary
-//! keys, as its `CREATE TABLE` statements say.
+//! keys, as its `CREATE TABLE` statements say (or, for a key, an `ALTER TABLE ... ADD PRIMARY
+//! KEY` before the table's data), and the PostgreSQL types that columns are declared with.
 //!
 //! Only the kind of a column decides whether its values may be repaired: text columns are
 //! repaired, binary ones (`BLOB`, `VARBINARY`, `bytea`, a `CHARACTER SET binary` string) never,
-//! whatever their bytes look like, and everything else (numbers, dates, user-defined types)
-//! never either, since its values are not text anybody typed.
+//! whatever their bytes look like, and everything else (numbers, dates, enums, composite and
+//! other user-defined types) never either. A PostgreSQL domain is what its base type is: a
+//! domain over `text` holds text. A PostgreSQL enum holds labels that live in its `CREATE
+//! TYPE`, and that views, constraints and routines name as literals of the type: repairing a
+//! value means repairing the label and every such literal, or the dump no longer loads, so an
+//! enum is left alone, values and labels (after loading, `ALTER TYPE ... RENAME VALUE` repairs
+//! a label, and so every row and every object that uses it, at once).
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -42,10 +48,14 @@ pub struct Table {
     /// The name, qualified as the dump qualifies it (`public.t`, or `db.t` after `USE db`).
     pub name: String,
     pub columns: Vec<Column>,
-    /// Indexes into `columns` of the primary key, if the `CREATE TABLE` declares one.
+    /// Indexes into `columns` of the primary key, if the `CREATE TABLE` (or an `ALTER TABLE`
+    /// before the table's data) declares one.
     pub primary_key: Vec<usize>,
     /// Rows read so far.
     pub rows: u64,
+    /// For a PostgreSQL typed table (`CREATE TABLE t OF some_type`) whose type no `CREATE TYPE`
+    /// before it defines: that type. Its columns are unknown, so its data cannot be read.
+    pub unknown_type: Option<String>,
 }
 
 impl Table {
@@ -59,16 +69,61 @@ impl Table {
     }
 }
 
+/// The PostgreSQL types a dump creates (`CREATE TYPE`, `CREATE DOMAIN`), by name as the dump
+/// writes it (`public.mood`): what the values of a column of that type hold, and for a
+/// composite type, the columns that a typed table (`CREATE TABLE t OF some_type`) takes.
+#[derive(Clone, Debug, Default)]
+pub struct Types {
+    kinds: HashMap<String, ColumnKind>,
+    composites: HashMap<String, Vec<Column>>,
+}
+
+impl Types {
+    /// `name` is a type whose values hold `kind`: a domain over a type of that kind, an enum,
+    /// a range or a base type (`ColumnKind::Other`).
+    pub fn define(&mut self, name: String, kind: ColumnKind) {
+        self.composites.remove(&name);
+        self.kinds.insert(name, kind);
+    }
+
+    /// `name` is a composite type of these attributes: a column of it holds row literals
+    /// (`ColumnKind::Other`: text and bytes side by side), a table of it has these columns.
+    pub fn define_composite(&mut self, name: String, attributes: Vec<Column>) {
+        self.kinds.insert(name.clone(), ColumnKind::Other);
+        self.composites.insert(name, attributes);
+    }
+
+    /// The kind of the values of the type `name`, if the dump created it.
+    pub fn kind(&self, name: &str) -> Option<ColumnKind> {
+        self.kinds.get(name).copied()
+    }
+
+    /// The attributes of the composite type `name`, if the dump created it.
+    pub fn attributes(&self, name: &str) -> Option<&[Column]> {
+        self.composites.get(name).map(Vec::as_slice)
+    }
+
+    /// Adds the types of `later`, which replace those of the same names.
+    fn extend(&mut self, later: Types) {
+        for (name, kind) in later.kinds {
+            self.define(name, kind);
+        }
+        self.composites.extend(later.composites);
+    }
+}
+
 /// Every table defined so far, by name; a table defined again replaces the earlier one (which
-/// stays in the list, with what was read into it).
+/// stays in the list, with what was read into it). And the types its columns can be declared
+/// with.
 ///
 /// A dump that holds only data (`mariadb-dump --no-create-info`, `pg_dump --data-only`) starts
-/// with the tables of a dump of its schema (`--schema`): the first `borrowed` ones.
+/// with the tables (and types) of a dump of its schema (`--schema`): the first `borrowed` ones.
 #[derive(Clone, Debug, Default)]
 pub struct Schema {
     pub tables: Vec<Table>,
     by_name: HashMap<String, usize>,
     pub borrowed: usize,
+    pub types: Types,
 }
 
 impl Schema {
@@ -83,10 +138,41 @@ impl Schema {
         self.by_name.get(name).copied()
     }
 
+    /// Adds what `later`, the schema of a dump read after this one's, defines: its tables in
+    /// order (each replacing one of the same name) and its types.
+    pub fn extend(&mut self, later: Schema) {
+        for table in later.tables {
+            self.define(table);
+        }
+        self.types.extend(later.types);
+    }
+
+    /// Makes `key` (column names) the primary key of the table at `index`, as an `ALTER TABLE
+    /// ... ADD PRIMARY KEY` declares it, if no row of the table has been read yet: rows already
+    /// read were named by number, and a key learned after them would name none of them (in a
+    /// full `pg_dump` it comes after all the data: naming those rows would take a second pass).
+    /// A key naming a column the table lacks is not taken.
+    pub fn add_primary_key(&mut self, index: usize, key: &[String]) {
+        let Some(table) = self.tables.get_mut(index) else {
+            return;
+        };
+        let columns: Option<Vec<usize>> = key.iter().map(|name| table.column_index(name)).collect();
+        if let Some(columns) = columns
+            && table.rows == 0
+            && !columns.is_empty()
+        {
+            table.primary_key = columns;
+        }
+    }
+
     /// This schema as the start of another dump's: the table each name leads to, with nothing
-    /// read into it, all borrowed. Nothing else of the dump it was read from comes along.
+    /// read into it, all borrowed, and the types. Nothing else of the dump it was read from
+    /// comes along.
     pub fn lend(self) -> Schema {
-        let mut lent = Schema::default();
+        let mut lent = Schema {
+            types: self.types,
+            ..Schema::default()
+        };
         for (index, mut table) in self.tables.into_iter().enumerate() {
             if self.by_name.get(&table.name) != Some(&index) {
                 continue;
@@ -199,6 +285,7 @@ mod tests {
             }],
             primary_key: Vec::new(),
             rows,
+            unknown_type: None,
         }
     }
 
@@ -242,6 +329,25 @@ mod tests {
         // Only borrowed tables: the dump's own are found by their names.
         lent.define(table("v", 0));
         assert_eq!(lent.namesake("x.v"), None);
+    }
+
+    #[test]
+    fn a_key_is_added_to_a_table_with_no_row_read_and_known_columns() {
+        let mut schema = Schema::default();
+        let mut two = table("t", 0);
+        two.columns.push(Column {
+            name: "id".into(),
+            ..two.columns[0].clone()
+        });
+        schema.define(two);
+        schema.define(table("read", 3));
+        let key = |names: &[&str]| -> Vec<String> { names.iter().map(|&n| n.into()).collect() };
+        schema.add_primary_key(0, &key(&["id", "nowhere"]));
+        assert!(schema.tables[0].primary_key.is_empty());
+        schema.add_primary_key(0, &key(&["id", "c"]));
+        assert_eq!(schema.tables[0].primary_key, [1, 0]);
+        schema.add_primary_key(1, &key(&["c"]));
+        assert!(schema.tables[1].primary_key.is_empty());
     }
 
     #[test]
