@@ -106,12 +106,17 @@ if [[ $status -ne 1 ]]; then
 fi
 "${client[@]}" -e 'CREATE DATABASE dst'
 "${client[@]}" --default-character-set=utf8mb4 dst <"$work/fixed.sql"
-"${client[@]}" --default-character-set=utf8mb4 -N -B dst \
-    -e 'SELECT id, HEX(v), HEX(t), HEX(m), HEX(b), HEX(vb), HEX(ctl) FROM notes ORDER BY id' \
-    >"$work/loaded.tsv"
-"${client[@]}" -N -B -e "SELECT COLUMN_NAME, IFNULL(CHARACTER_SET_NAME, 'NULL')
-    FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'dst' AND TABLE_NAME = 'notes'" \
-    >"$work/schema.tsv"
+# read_back DB NAME: the cells of DB's table (NAME.tsv) and its columns' charsets
+# (NAME-charsets.tsv), for the verdict.
+read_back() {
+    "${client[@]}" --default-character-set=utf8mb4 -N -B "$1" \
+        -e 'SELECT id, HEX(v), HEX(t), HEX(m), HEX(b), HEX(vb), HEX(ctl) FROM notes ORDER BY id' \
+        >"$work/$2.tsv"
+    "${client[@]}" -N -B -e "SELECT COLUMN_NAME, IFNULL(CHARACTER_SET_NAME, 'NULL')
+        FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '$1' AND TABLE_NAME = 'notes'" \
+        >"$work/$2-charsets.tsv"
+}
+read_back dst loaded
 
 # ---- the same, dumped as schema and data apart (--no-data, --no-create-info): the data dump
 # is repaired with the tables of the schema dump (--schema), the schema dump converted
@@ -131,19 +136,14 @@ fi
 "${client[@]}" -e 'CREATE DATABASE dst2'
 "${client[@]}" --default-character-set=utf8mb4 dst2 <"$work/schema-fixed.sql"
 "${client[@]}" --default-character-set=utf8mb4 dst2 <"$work/data-fixed.sql"
-"${client[@]}" --default-character-set=utf8mb4 -N -B dst2 \
-    -e 'SELECT id, HEX(v), HEX(t), HEX(m), HEX(b), HEX(vb), HEX(ctl) FROM notes ORDER BY id' \
-    >"$work/loaded-apart.tsv"
-"${client[@]}" -N -B -e "SELECT COLUMN_NAME, IFNULL(CHARACTER_SET_NAME, 'NULL')
-    FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'dst2' AND TABLE_NAME = 'notes'" \
-    >"$work/schema-apart.tsv"
+read_back dst2 loaded-apart
 
 # ---- the verdicts (the last line of each is `N passed, N failed`)
 verdict=0
 say "one dump"
 python3 .ci/mariadb_roundtrip.py check "$work/expected.json" "$work/loaded.tsv" \
-    "$work/schema.tsv" "$work/scan.json" || verdict=1
+    "$work/loaded-charsets.tsv" "$work/scan.json" || verdict=1
 say "schema and data dumped apart"
 python3 .ci/mariadb_roundtrip.py check "$work/expected.json" "$work/loaded-apart.tsv" \
-    "$work/schema-apart.tsv" "$work/scan.json" || verdict=1
+    "$work/loaded-apart-charsets.tsv" "$work/scan.json" || verdict=1
 exit "$verdict"

@@ -703,20 +703,12 @@ impl<'a> Statement<'a> {
         line_start: usize,
         line: u64,
     ) -> Vec<SqlDeclaration> {
-        let modifiers = [
-            "OR",
-            "REPLACE",
-            "TEMPORARY",
-            "TEMP",
-            "UNLOGGED",
-            "GLOBAL",
-            "LOCAL",
-        ];
         let mut index = 1; // after CREATE
-        while self
-            .token(index)
-            .is_some_and(|token| modifiers.iter().any(|m| token.is(m)))
-        {
+        while self.token(index).is_some_and(|token| {
+            crate::dump::ddl::CREATE_MODIFIERS
+                .iter()
+                .any(|m| token.is(m))
+        }) {
             index += 1;
         }
         let Some(object) = self.token(index) else {

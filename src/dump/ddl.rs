@@ -81,8 +81,9 @@ pub(crate) struct Domain {
     pub text_literals: Vec<Range<usize>>,
 }
 
-/// The words that may stand between `CREATE` and the kind of object it creates.
-const CREATE_MODIFIERS: [&str; 7] = [
+/// The words that may stand between `CREATE` and the kind of object it creates (also for the
+/// survey's walk over `CREATE` statements, `charset::sql`).
+pub(crate) const CREATE_MODIFIERS: [&str; 7] = [
     "OR",
     "REPLACE",
     "TEMPORARY",

@@ -34,7 +34,7 @@
 //! The dump is read sequentially (the lexer's state runs from one block to the next): on two
 //! threads, one reading and lexing, the other scanning and writing.
 
-mod ddl;
+pub(crate) mod ddl;
 mod definitions;
 mod lexer;
 pub mod report;
