@@ -5,7 +5,10 @@
 # What: generates a 1 GB dump-like file (2% of strings double-encoded) with gen_data.py, then
 # times `scan` and `fix -o` with 1 and 2 threads and `cat FILE > OUT` with hyperfine (also
 # followed by `sync OUT`, since `fix` syncs what it writes before renaming it into place), and
-# measures the peak memory of `fix -o` on the 1 GB file and on a 4 GB one.
+# measures the peak memory of `fix -o` on the 1 GB file and on a 4 GB one. Two more pairs of
+# rows separate the disk from the CPU: `dd oflag=direct conv=fsync` of the same file into a new
+# one is the least time in which any program puts that many bytes on this disk, synced (the
+# floor under `fix -o`); `fix -o /dev/null` does all of `fix`'s work but the writing.
 # Prints a Markdown table. Installs hyperfine from Debian's packages if missing.
 #
 # Usage: benches/engine.sh            (RUNS=5 by default; DATA=benches/data)
@@ -36,6 +39,10 @@ hyperfine --warmup 1 --runs "$runs" --export-json "$json" -N \
     --command-name "scan -j2" "$undouble scan -q -j 2 $sql" \
     --command-name "fix -o -j1" "$undouble fix -q -j 1 $sql -o $out" \
     --command-name "fix -o -j2" "$undouble fix -q -j 2 $sql -o $out" \
+    --command-name "dd oflag=direct conv=fsync" \
+        "dd if=$sql of=$out bs=8M oflag=direct conv=fsync status=none" \
+    --command-name "fix -o /dev/null -j1" "$undouble fix -q -j 1 $sql -o /dev/null" \
+    --command-name "fix -o /dev/null -j2" "$undouble fix -q -j 2 $sql -o /dev/null" \
     -i >/dev/null
 
 # Peak resident memory of a command, sampled from /proc every 20 ms: anonymous memory (what
@@ -73,9 +80,10 @@ for name in results:
     if name.endswith("-j2"):
         one = name.replace("-j2", "-j1")
         ratio = f"{median[one] / median[name]:.2f}x faster than {one}"
-    if name.startswith("fix"):
+    if name.startswith("fix -o -j"):
         ratio += ("; " if ratio else "") + f"{mbps[name] / mbps['cat > file']:.2f}x cat's MB/s"
         ratio += f", {mbps[name] / mbps['cat > file; sync file']:.2f}x cat+sync's"
+        ratio += f", {mbps[name] / mbps['dd oflag=direct conv=fsync']:.2f}x dd's"
     print(f"| `{name}` | {median[name]:.3f} | {mbps[name]:.0f} | {ratio} |")
 print()
 anon_1g, file_1g, anon_4g, file_4g = sys.argv[3:7]

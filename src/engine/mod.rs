@@ -147,6 +147,14 @@ fn first_invalid_in(block: &[u8], base: u64) -> Option<u64> {
     }
 }
 
+/// How many blocks per thread a mapped input is processed ahead of the one consumed. The
+/// consumer is itself one of the pool's threads, which processes queued blocks while it waits
+/// for the next one in order; with two per thread, the other threads often found every block
+/// of the window started and sat idle until it came back (`fix -o /dev/null -j2` took 0.585 s
+/// against 0.505 s with four, 1.57× against 1.78× its `-j1`). A block in flight costs only its
+/// results (counts, patches): its bytes are the map's.
+const BLOCKS_AHEAD_PER_THREAD: usize = 4;
+
 /// An opened input.
 enum Source {
     Map {
@@ -207,7 +215,7 @@ fn for_each_block<T: Send>(
             let ranges = block_ranges(&map, readings);
             in_order_in_parallel(
                 &ranges,
-                2,
+                BLOCKS_AHEAD_PER_THREAD,
                 |range| {
                     still_there(&file, &path, range.end)?;
                     Ok((range, process(&map[range.clone()], range.start as u64)?))
