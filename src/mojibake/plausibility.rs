@@ -16,11 +16,15 @@
 //!    lowercase letter after a capital or the reverse inside one sequence (`Ãª`, `Ã©` is not
 //!    this, `Ãº`, `Ã¶`... `ª º µ š œ ž ƒ` after `Â..Þ`; `Š Œ Ž Ÿ` after `à..ô`); and the
 //!    Windows-1252 symbols that follow no word (`€ ‚ „ † ‡ ‰ ˆ ˜ ‹`).
-//! 3. **Several sequences in a row** → certain, when none of them repairs to a rare character:
-//!    `Ð¿Ñ€Ð¸` → `при`. Correct text would need letter, symbol, letter, symbol back to back.
-//! 4. **One sequence** is judged by what it repairs to and where it stands:
-//!    - a rare character (phonetic letters, modifier letters, historic scripts, braille) →
-//!      rejected: `CAFÉ®` → `ɮ`, `»ß«` → NKo `߫`, `DÉCONSEILLÉ` + no-break space → `ɠ`;
+//! 3. **A rare result** (phonetic letters, modifier letters, historic scripts, braille) →
+//!    rejected: `CAFÉ®` → `ɮ`, `»ß«` → NKo `߫`, `DÉCONSEILLÉ` + no-break space → `ɠ`. Except
+//!    for the letters of the IPA and modifier letter blocks that languages write (Azerbaijani
+//!    `ə`, the `ɛ ɔ ɖ` of West African languages, Hawaiian `ʻ`), when the garbled text, read
+//!    as correct text, would break a word: a symbol glued to the letter after it (`AzÉ™rbaycan`)
+//!    → certain; a capital right after a small letter (`TürkiyÉ™`) → ambiguous.
+//! 4. **Several sequences in a row** → certain: `Ð¿Ñ€Ð¸` → `при`. Correct text would need
+//!    letter, symbol, letter, symbol back to back.
+//! 5. **One sequence** is judged by what it repairs to and where it stands:
 //!    - a combining mark not after a letter → rejected;
 //!    - a capital garbled letter continuing a word in capitals (`MISUTÂ` + no-break space)
 //!      → ambiguous: correct capitals and garbled text look the same there;
@@ -97,6 +101,7 @@ pub enum Evidence {
     SymbolAfterLetter(char),
     Word(usize),
     RareCharacter(char),
+    WrittenPhoneticLetter(char),
     StrayMark(char),
     SymbolInsideWord,
     Apostrophe,
@@ -133,6 +138,12 @@ impl fmt::Display for Evidence {
             Evidence::RareCharacter(c) => write!(
                 f,
                 "would produce U+{:04X}, a character seldom found in running text",
+                u32::from(c)
+            ),
+            Evidence::WrittenPhoneticLetter(c) => write!(
+                f,
+                "would produce '{c}' (U+{:04X}), a letter some languages write, where the \
+                 garbled text breaks a word",
                 u32::from(c)
             ),
             Evidence::StrayMark(c) => write!(
@@ -256,7 +267,17 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
         before = garbled.chars().last();
     }
     if let Some(c) = first_rare {
-        return Verdict::Rejected(Evidence::RareCharacter(c));
+        match (written_letter_breaking_word(run), run.sequences.len()) {
+            (None, _) => return Verdict::Rejected(Evidence::RareCharacter(c)),
+            (Some(WordBreak::GluedToNextLetter), 1) => {
+                return Verdict::Certain(Evidence::WrittenPhoneticLetter(c));
+            }
+            (Some(WordBreak::CapitalAfterSmall), 1) => {
+                return Verdict::Ambiguous(Evidence::WrittenPhoneticLetter(c));
+            }
+            // Several sequences: judged as a garbled word, below.
+            (Some(_), _) => {}
+        }
     }
     if run.sequences.len() >= 2 {
         return Verdict::Certain(Evidence::Word(run.sequences.len()));
@@ -336,6 +357,52 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
     Verdict::Certain(Evidence::NothingAgainst)
 }
 
+/// How the garbled text of a run breaks a word, read as correct text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WordBreak {
+    /// It ends in a symbol glued to the letter after it (`AzÉ™rbaycan`): correct text puts
+    /// `™` or `»` after a word, never inside one.
+    GluedToNextLetter,
+    /// It starts with a capital right after a small letter (`TürkiyÉ™`): camel case, which
+    /// correct text has (`iPhone`), though seldom with an accented capital.
+    CapitalAfterSmall,
+}
+
+/// The letters of the IPA extensions and spacing modifier letters that languages write in
+/// running text (Azerbaijani `ə`, Akan `ɛ ɔ`, Ewe `ɖ ʋ`, Hausa `ɗ`, Hawaiian `ʻ`), as opposed
+/// to the symbols of those blocks (`˘ ˙ ˚ ˛ ˜ ˝`).
+fn is_written_phonetic_letter(c: char) -> bool {
+    ('\u{250}'..='\u{2FF}').contains(&c) && c.is_alphabetic()
+}
+
+/// Whether every rare character `run` repairs to is a letter some language writes, and its
+/// garbled text, read as correct text, would break a word; `None` when not both.
+fn written_letter_breaking_word(run: &RunView<'_>) -> Option<WordBreak> {
+    let all_written = run
+        .repaired()
+        .all(|c| class_of(c) != CharClass::Rare || is_written_phonetic_letter(c));
+    if !all_written {
+        return None;
+    }
+    let last = run.garbled().last().and_then(|g| g.chars().last());
+    let glued = last.is_some_and(|c| {
+        class_of(c) == CharClass::Symbol
+            && !c.is_whitespace()
+            && !WORD_INTERNAL_PUNCTUATION.contains(&c)
+    });
+    if glued && is_letter(run.after) {
+        return Some(WordBreak::GluedToNextLetter);
+    }
+    let lead = run.garbled().next().and_then(|g| g.chars().next());
+    let small_before = run
+        .before
+        .is_some_and(|c| c.is_lowercase() && is_letter(Some(c)));
+    if small_before && lead.is_some_and(char::is_uppercase) {
+        return Some(WordBreak::CapitalAfterSmall);
+    }
+    None
+}
+
 /// The characters just outside `span` of `text`, for [`RunView::before`] and `after`.
 pub fn neighbours(text: &[u8], start: usize, end: usize) -> (Option<char>, Option<char>) {
     let before = decode_last_char(&text[..start]);
@@ -411,6 +478,41 @@ mod tests {
         assert!(is_certain(verdict_in("", "ðŸ˜€", "")));
         assert!(is_certain(verdict_in("Caf", "Ã\u{a9}", "")));
         assert!(is_certain(verdict_in("s", "Ã\u{83}", "o")));
+    }
+
+    #[test]
+    fn letters_languages_write_are_repaired_where_the_garbled_text_breaks_a_word() {
+        // Azerbaijani `ə` and Hawaiian `ʻ`: a symbol glued to the next letter.
+        assert_eq!(
+            verdict_in("Az", "É™", "rbaycan"),
+            Verdict::Certain(Evidence::WrittenPhoneticLetter('ə'))
+        );
+        assert_eq!(
+            verdict_in("Hawai", "Ê»", "i"),
+            Verdict::Certain(Evidence::WrittenPhoneticLetter('ʻ'))
+        );
+        // At the end of a word, only the capital after a small letter speaks for it.
+        assert_eq!(
+            verdict_in("Türkiy", "É™", " "),
+            Verdict::Ambiguous(Evidence::WrittenPhoneticLetter('ə'))
+        );
+        // Several sequences with one: a garbled word (`şə`).
+        assert!(is_certain(verdict_in(" ", "ÅŸÉ™", "hÉ™r")));
+        // The look-alikes stay rejected: a capital word ending in `É™` or `É®`, a symbol
+        // (`˛`, U+02DB) however glued, a phonetic letter where no word is broken.
+        for (before, garbled, after) in [
+            ("CAF", "É™", ""),
+            ("CAF", "É™", " and more"),
+            ("CAF", "É®", ""),
+            ("x", "Ë›", "y"),
+            (" ", "É™", " "),
+            ("DÉCONSEILL", "É\u{a0}", "avec"),
+        ] {
+            assert!(
+                matches!(verdict_in(before, garbled, after), Verdict::Rejected(_)),
+                "{before}{garbled}{after}"
+            );
+        }
     }
 
     #[test]
