@@ -22,6 +22,8 @@
 //!    `ə`, the `ɛ ɔ ɖ` of West African languages, Hawaiian `ʻ`), when the garbled text, read
 //!    as correct text, would break a word: a symbol glued to the letter after it (`AzÉ™rbaycan`)
 //!    → certain; a capital right after a small letter (`TürkiyÉ™`) → ambiguous.
+//!    Several sequences in a row that repair to rare letters are judged as below: a garbled
+//!    word of a script the table calls rare (Adlam `ðž¤»ðž¤­`, New Tai Lue `á¦¶á¦£`).
 //! 4. **Several sequences in a row** → certain: `Ð¿Ñ€Ð¸` → `при`. Correct text would need
 //!    letter, symbol, letter, symbol back to back.
 //! 5. **One sequence** is judged by what it repairs to and where it stands:
@@ -36,8 +38,9 @@
 //! What happens to an ambiguous run is the [`Strictness`]: `balanced` (the default) repairs it
 //! when a certain run stands in the same field within [`CONTEXT_WINDOW`] bytes, because double
 //! encoding damages whole values, not one character in them. A field is the stretch of a line
-//! between tabs and ASCII quotes: one value of a dump, a CSV or a JSON document, one sentence
-//! or paragraph of prose up to its next quotation.
+//! between tabs, ASCII quotes and CSV separators (the scanner's `ends_field` says which): one
+//! value of a dump, a CSV or a JSON document, one sentence or paragraph of prose up to its next
+//! quotation.
 
 use std::fmt;
 
@@ -267,16 +270,24 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
         before = garbled.chars().last();
     }
     if let Some(c) = first_rare {
-        match (written_letter_breaking_word(run), run.sequences.len()) {
-            (None, _) => return Verdict::Rejected(Evidence::RareCharacter(c)),
-            (Some(WordBreak::GluedToNextLetter), 1) => {
-                return Verdict::Certain(Evidence::WrittenPhoneticLetter(c));
-            }
-            (Some(WordBreak::CapitalAfterSmall), 1) => {
-                return Verdict::Ambiguous(Evidence::WrittenPhoneticLetter(c));
-            }
-            // Several sequences: judged as a garbled word, below.
-            (Some(_), _) => {}
+        if run.sequences.len() == 1 {
+            return match written_letter_breaking_word(run) {
+                Some(WordBreak::GluedToNextLetter) => {
+                    Verdict::Certain(Evidence::WrittenPhoneticLetter(c))
+                }
+                Some(WordBreak::CapitalAfterSmall) => {
+                    Verdict::Ambiguous(Evidence::WrittenPhoneticLetter(c))
+                }
+                None => Verdict::Rejected(Evidence::RareCharacter(c)),
+            };
+        }
+        // Several sequences that repair to letters are a garbled word, whatever its script
+        // (Adlam, New Tai Lue, IPA): judged as one below. Rare symbols stay rejected.
+        if let Some(symbol) = run
+            .repaired()
+            .find(|&c| class_of(c) == CharClass::Rare && !c.is_alphabetic())
+        {
+            return Verdict::Rejected(Evidence::RareCharacter(symbol));
         }
     }
     if run.sequences.len() >= 2 {
@@ -375,13 +386,10 @@ fn is_written_phonetic_letter(c: char) -> bool {
     ('\u{250}'..='\u{2FF}').contains(&c) && c.is_alphabetic()
 }
 
-/// Whether every rare character `run` repairs to is a letter some language writes, and its
-/// garbled text, read as correct text, would break a word; `None` when not both.
+/// Whether the rare character a one-sequence `run` repairs to is a letter some language
+/// writes, and its garbled text, read as correct text, would break a word; `None` when not both.
 fn written_letter_breaking_word(run: &RunView<'_>) -> Option<WordBreak> {
-    let all_written = run
-        .repaired()
-        .all(|c| class_of(c) != CharClass::Rare || is_written_phonetic_letter(c));
-    if !all_written {
+    if !run.repaired().all(is_written_phonetic_letter) {
         return None;
     }
     let last = run.garbled().last().and_then(|g| g.chars().last());
@@ -496,8 +504,11 @@ mod tests {
             verdict_in("Türkiy", "É™", " "),
             Verdict::Ambiguous(Evidence::WrittenPhoneticLetter('ə'))
         );
-        // Several sequences with one: a garbled word (`şə`).
+        // Several sequences with one: a garbled word (`şə`), as are words of scripts the
+        // table calls rare (Adlam, New Tai Lue), wherever they stand.
         assert!(is_certain(verdict_in(" ", "ÅŸÉ™", "hÉ™r")));
+        assert!(is_certain(verdict_in("{0} ", "ðž¤»ðž¤\u{ad}ðž¤¤", "")));
+        assert!(is_certain(verdict_in("", "á¦¶á¦£", "")));
         // The look-alikes stay rejected: a capital word ending in `É™` or `É®`, a symbol
         // (`˛`, U+02DB) however glued, a phonetic letter where no word is broken.
         for (before, garbled, after) in [

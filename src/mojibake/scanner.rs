@@ -290,15 +290,30 @@ impl Scanner {
 }
 
 /// True when a certain run ending or starting at `a` lends evidence to a run at `b`: the same
-/// field, within the context window. A field ends at a newline, a tab or an ASCII quote, so that
-/// in a dump (one line can hold a thousand rows) or a CSV file, evidence never crosses from one
-/// value into the next: values are garbled or not one by one, as they were written.
+/// field, within the context window. Fields end where [`ends_field`] says, so that in a dump
+/// (one line can hold a thousand rows) or a CSV file, evidence never crosses from one value
+/// into the next: values are garbled or not one by one, as they were written.
 fn near(input: &[u8], a: usize, b: usize) -> bool {
     let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-    hi - lo <= CONTEXT_WINDOW
-        && !input[lo..hi]
-            .iter()
-            .any(|b| matches!(b, b'\n' | b'\t' | b'\'' | b'"'))
+    hi - lo <= CONTEXT_WINDOW && !(lo..hi).any(|at| ends_field(input, at))
+}
+
+/// True when the byte at `at` separates two values: a newline, a tab, a double quote; a single
+/// quote, unless it is an apostrophe inside a word (`l'été`, `м'ясо`: letters or non-ASCII
+/// bytes on both sides; a dump escapes a quote inside a value, `\'` or `''`, so its quotes
+/// always have ASCII punctuation beside them); a comma or semicolon glued to what follows, as
+/// in a CSV row (`a,b`), unless between two digits (`5,00`): prose puts a space after one.
+fn ends_field(input: &[u8], at: usize) -> bool {
+    let before = at.checked_sub(1).map(|i| input[i]);
+    let after = input.get(at + 1).copied();
+    let word_byte = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphabetic() || b >= 0x80);
+    let digit = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_digit());
+    match input[at] {
+        b'\n' | b'\t' | b'"' => true,
+        b'\'' => !(word_byte(before) && word_byte(after)),
+        b',' | b';' => after.is_some_and(|b| b != b' ') && !(digit(before) && digit(after)),
+        _ => false,
+    }
 }
 
 /// Reports held runs from the front of the queue whose fate is settled, given that the scan has
@@ -329,4 +344,53 @@ fn release<S: Sink>(
         sink.run(input, &run)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::codepage::Readings;
+    use super::super::repair::repair;
+    use super::*;
+
+    fn balanced(text: &str) -> String {
+        let scanner = Scanner::new(Readings::western(), Strictness::Balanced);
+        String::from_utf8_lossy(&repair(&scanner, text.as_bytes())).into_owned()
+    }
+
+    #[test]
+    fn fields_end_at_separators_not_inside_words_or_numbers() {
+        let ends = |text: &str| -> Vec<usize> {
+            (0..text.len())
+                .filter(|&at| ends_field(text.as_bytes(), at))
+                .collect()
+        };
+        assert_eq!(ends("a\tb\nc\"d"), [1, 3, 5]);
+        // CSV separators end a field; prose commas, decimal commas and apostrophes do not.
+        assert_eq!(ends("a,b;c"), [1, 3]);
+        assert_eq!(ends("a, b; c 5,00"), Vec::<usize>::new());
+        assert_eq!(ends("l'été м'ясо"), Vec::<usize>::new());
+        // Quotes that delimit values: after a comma, before a parenthesis, escaped.
+        assert_eq!(ends("('a','b')"), [1, 3, 4, 5, 7]);
+        assert_eq!(ends(r"'it\'s'"), [0, 4, 6]);
+    }
+
+    #[test]
+    fn evidence_stays_in_its_field() {
+        // `MISUTÂ` + no-break space is ambiguous: repaired only with evidence in its field.
+        let lookalike = "MISUTÂ\u{a0}AJIKKO";
+        assert_eq!(
+            balanced(&format!("Ã©tÃ©,{lookalike}")),
+            format!("été,{lookalike}")
+        );
+        assert_eq!(
+            balanced(&format!("Ã©tÃ©\t{lookalike}")),
+            format!("été\t{lookalike}")
+        );
+        assert_eq!(
+            balanced(&format!("Ã©tÃ©, 5,00 {lookalike}")),
+            "été, 5,00 MISUT\u{a0}AJIKKO"
+        );
+        // An apostrophe inside a word lends the evidence of one half to the other.
+        assert_eq!(balanced("Ð¼'Ñ\u{8f}Ñ\u{81}Ð¾"), "м'ясо");
+    }
 }
