@@ -609,8 +609,9 @@ def report(cases, outputs, times, meta, sources, examples_per_side):
     if rows:
         w("## Rows by format")
         w("")
-        w("undouble's evidence stays within a *field* (between tabs and ASCII quotes); a CSV row"
-          " whose values need no quotes is one field.")
+        w("undouble's evidence stays within a *field*: between tabs, ASCII quotes (not an"
+          " apostrophe inside a word) and CSV separators (a comma or semicolon glued to what"
+          " follows, not between two digits).")
         w("")
         w("| class | format | N | undouble | ftfy.fix_encoding | ftfy.fix_text |"
           " ftfy.fix_encoding on each value² |")
