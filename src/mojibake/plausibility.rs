@@ -169,7 +169,8 @@ impl fmt::Display for Evidence {
             }
             Evidence::PunctuationPileUp => write!(
                 f,
-                "a small letter followed by a pile of punctuation with no space, as correct text never has"
+                "a small letter followed by punctuation piled up or glued to a letter, with no \
+                 space, as correct text never has"
             ),
             Evidence::LoneLetter(script) => write!(
                 f,
@@ -318,9 +319,15 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
         return Verdict::Rejected(Evidence::StrayMark(repaired));
     }
     // A small letter followed by two or three marks of punctuation with no space among them
-    // (`ì›”`, `â€¦`, `ï»¿`): correct text piles punctuation up after a word only with a space
-    // in between (French `é\u{a0}»`).
-    if lead.is_lowercase() && continuations.len() >= 2 && continuations.iter().all(visible_symbol) {
+    // (`ì›”`, `â€¦`, `ï»¿`), or by punctuation and a letter glued to it (`è£œ`, `ð£š’`):
+    // correct text piles punctuation up after a word only with a space in between (French
+    // `é\u{a0}»`), and does not glue a letter to it.
+    let visible = |c: &char| visible_symbol(c) || (c.is_alphabetic() && !c.is_whitespace());
+    if lead.is_lowercase()
+        && continuations.len() >= 2
+        && continuations.iter().all(visible)
+        && continuations.iter().any(visible_symbol)
+    {
         return Verdict::Certain(Evidence::PunctuationPileUp);
     }
     let capital = |c: Option<char>| c.is_some_and(|c| c.is_uppercase() && is_letter(Some(c)));
@@ -486,6 +493,9 @@ mod tests {
         assert!(is_certain(verdict_in("", "ðŸ˜€", "")));
         assert!(is_certain(verdict_in("Caf", "Ã\u{a9}", "")));
         assert!(is_certain(verdict_in("s", "Ã\u{83}", "o")));
+        // A lone CJK character: a small letter, punctuation, a letter glued to it.
+        assert!(is_certain(verdict_in("\t", "è£œ", "\t")));
+        assert!(is_certain(verdict_in("", "ð£š’", "")));
     }
 
     #[test]
