@@ -5,12 +5,15 @@
 # stopped by its PID on every exit path), creates a latin1 table and fills it the way damage
 # happens: real multilingual text sent through a connection declared latin1 (double-encoded
 # in the dump), the same mistake made twice (triple-encoded), text stored correctly,
-# legitimate look-alikes, blobs whose bytes look double-encoded, and a utf8mb4 control column.
+# legitimate look-alikes, blobs whose bytes look double-encoded, and a utf8mb4 control column;
+# the table itself created through the latin1 connection, with a CHECK constraint whose
+# literals that connection garbles, and a status column the rows fill with what it allows.
 # Then: mariadb-dump --default-character-set=utf8mb4 (no --hex-blob), undouble fix
-# --convert-charset utf8mb4, load into a fresh database, and compare every cell with its true
-# value. The same again with the schema and the data dumped apart (`--no-data`,
-# `--no-create-info`; the data repaired with `--schema`). Prints one line per cell class and
-# `N passed, N failed` for each; exits 1 on a failure.
+# --convert-charset utf8mb4, load into a fresh database (going on past errors, which the
+# verdict counts: a literal left garbled makes the repaired rows fail the check), and compare
+# every cell with its true value. The same again with the schema and the data dumped apart
+# (`--no-data`, `--no-create-info`; the data repaired with `--schema`). Prints one line per
+# cell class and `N passed, N failed` for each; exits 1 on a failure.
 #
 # Installs mariadb-server and mariadb-client from Debian when they are missing (as root), with
 # service start-up denied. Uses target/release/undouble, built if missing.
@@ -105,16 +108,29 @@ if [[ $status -ne 1 ]]; then
     exit 2
 fi
 "${client[@]}" -e 'CREATE DATABASE dst'
-"${client[@]}" --default-character-set=utf8mb4 dst <"$work/fixed.sql"
-# read_back DB NAME: the cells of DB's table (NAME.tsv) and its columns' charsets
-# (NAME-charsets.tsv), for the verdict.
+# load DB NAME FILE: loads FILE into DB going on past errors, for the verdict to count what they
+# cost: what the client says goes to NAME.load.err (appended), its ERROR lines (without the
+# statements, which hold blobs) to standard error.
+load() {
+    "${client[@]}" --force --default-character-set=utf8mb4 "$1" <"$3" 2>"$work/load.err" \
+        || true
+    cat "$work/load.err" >>"$work/$2.load.err"
+    grep -a ERROR "$work/load.err" >&2 || true
+}
+load dst loaded "$work/fixed.sql"
+# read_back DB NAME: the cells of DB's table (NAME.tsv), its columns' charsets
+# (NAME-charsets.tsv) and its CHECK clauses (NAME-checks.tsv), for the verdict.
 read_back() {
     "${client[@]}" --default-character-set=utf8mb4 -N -B "$1" \
-        -e 'SELECT id, HEX(v), HEX(t), HEX(m), HEX(b), HEX(vb), HEX(ctl) FROM notes ORDER BY id' \
+        -e 'SELECT id, HEX(v), HEX(t), HEX(m), HEX(b), HEX(vb), HEX(ctl), HEX(st) FROM notes
+            ORDER BY id' \
         >"$work/$2.tsv"
     "${client[@]}" -N -B -e "SELECT COLUMN_NAME, IFNULL(CHARACTER_SET_NAME, 'NULL')
         FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '$1' AND TABLE_NAME = 'notes'" \
         >"$work/$2-charsets.tsv"
+    "${client[@]}" --default-character-set=utf8mb4 -N -B -e "SELECT CONSTRAINT_NAME,
+        HEX(CHECK_CLAUSE) FROM information_schema.CHECK_CONSTRAINTS
+        WHERE CONSTRAINT_SCHEMA = '$1' AND TABLE_NAME = 'notes'" >"$work/$2-checks.tsv"
 }
 read_back dst loaded
 
@@ -134,16 +150,18 @@ if [[ $status -ne 1 ]]; then
     exit 2
 fi
 "${client[@]}" -e 'CREATE DATABASE dst2'
-"${client[@]}" --default-character-set=utf8mb4 dst2 <"$work/schema-fixed.sql"
-"${client[@]}" --default-character-set=utf8mb4 dst2 <"$work/data-fixed.sql"
+load dst2 loaded-apart "$work/schema-fixed.sql"
+load dst2 loaded-apart "$work/data-fixed.sql"
 read_back dst2 loaded-apart
 
 # ---- the verdicts (the last line of each is `N passed, N failed`)
 verdict=0
 say "one dump"
 python3 .ci/mariadb_roundtrip.py check "$work/expected.json" "$work/loaded.tsv" \
-    "$work/loaded-charsets.tsv" "$work/scan.json" || verdict=1
+    "$work/loaded-charsets.tsv" "$work/scan.json" "$work/loaded-checks.tsv" \
+    "$work/loaded.load.err" || verdict=1
 say "schema and data dumped apart"
 python3 .ci/mariadb_roundtrip.py check "$work/expected.json" "$work/loaded-apart.tsv" \
-    "$work/loaded-apart-charsets.tsv" "$work/scan.json" || verdict=1
+    "$work/loaded-apart-charsets.tsv" "$work/scan.json" "$work/loaded-apart-checks.tsv" \
+    "$work/loaded-apart.load.err" || verdict=1
 exit "$verdict"

@@ -9,12 +9,17 @@ dump loaded into a fresh database holds. What it shares with the PostgreSQL roun
 text, the row classes, the verdict) is in roundtrip_common.py.
 
     mariadb_roundtrip.py generate OUTDIR CLEANTEXT_DIR_OR_FILE LOOKALIKES_FILE
-        OUTDIR/schema.sql        the latin1 database
+        OUTDIR/schema.sql        the latin1 database, its table created through a connection
+                                 declared latin1 (the CHECK constraint's literals garbled)
         OUTDIR/via-latin1.sql    rows sent through a connection declared latin1 (the mistake)
         OUTDIR/via-utf8mb4.sql   rows sent correctly, blobs, and the utf8mb4 control column
         OUTDIR/expected.json     the true value of every cell, and its class
-    mariadb_roundtrip.py check OUTDIR/expected.json LOADED.tsv SCHEMA.tsv SCAN.json
-        prints one line per cell class and `N passed, N failed`; exits 1 if any failed.
+    mariadb_roundtrip.py check OUTDIR/expected.json LOADED.tsv SCHEMA.tsv SCAN.json CHECKS.tsv
+            LOAD.err
+        SCHEMA.tsv: the loaded columns' character sets; CHECKS.tsv: the loaded CHECK clauses
+        (`name<TAB>hex`); LOAD.err: what the client said loading the repaired dump (kept going
+        past errors). Prints one line per cell class and `N passed, N failed`; exits 1 if any
+        failed.
 
 Cell classes (columns v VARCHAR, t TEXT, m MEDIUMTEXT of a latin1 table):
   double     real text sent through a latin1 connection once: double-encoded in the dump
@@ -23,6 +28,12 @@ Cell classes (columns v VARCHAR, t TEXT, m MEDIUMTEXT of a latin1 table):
   lookalike  correct text that has the shape of double encoding (CAFÉ®, »Gruß«): must not change
   control    every row's text in a utf8mb4 column, sent correctly: must not change
   blob       BLOB and VARBINARY bytes that look double-encoded, or are not UTF-8: byte-identical
+  check      every row's status `st`, which the table's CHECK constraint allows: sent through
+             the latin1 connection (one of STATUSES) in the rows that are, and the constraint
+             created through it too, so that its literals are as garbled as those values: the
+             repaired dump loads only if they are repaired with them; and the loaded CHECK
+             clause, which must name the true values
+  load       the repaired dump loads without an error
 """
 import json
 import random
@@ -30,7 +41,8 @@ import sys
 from pathlib import Path
 
 from roundtrip_common import (
-    SCRIPTS, Sources, Verdict, conclude, describe, plan_rows, read_hex_rows,
+    CORRECT_STATUS, SCRIPTS, STATUSES, Sources, Verdict, conclude, describe, plan_rows,
+    read_hex_rows, statuses, string_literals, text_of,
 )
 
 # MySQL's latin1 is windows-1252 with these five bytes kept as C1 controls.
@@ -58,6 +70,7 @@ def generate(out: Path, source: Path, lookalikes_file: Path):
     sources = Sources(source, lookalikes_file, "cp1252")
     by_script = sources.by_script
     rows = plan_rows(rng, sources, len(COLUMNS), [" — "])  # (class, [v, t, m])
+    status_of = statuses(rows, 20261130)
 
     latin1_sql, utf8_sql, expected = ["SET NAMES latin1;"], ["SET NAMES utf8mb4;"], {}
     for index, (cls, texts) in enumerate(rows, start=1):
@@ -71,16 +84,19 @@ def generate(out: Path, source: Path, lookalikes_file: Path):
             blob += bytes(binary_rng.randrange(256) for _ in range(16 << 10))
         varbinary = garble(garble(rng.choice(by_script["latin"]))).encode("utf-8")[:200]
         control = rng.choice(by_script[SCRIPTS[index % len(SCRIPTS)]])
+        # The status goes through the row's connection as it is (garbled once by the latin1
+        # one, as the check's literals are), whatever the row's class.
+        status = status_of[index - 1]
         if cls in ("double", "triple"):
             sent = texts if cls == "double" else [garble(t) for t in texts]
             latin1_sql.append(
-                f"INSERT INTO notes (id, v, t, m) VALUES ({index}, "
-                + ", ".join(sql_string(t) for t in sent) + ");"
+                f"INSERT INTO notes (id, v, t, m, st) VALUES ({index}, "
+                + ", ".join(sql_string(t) for t in [*sent, status]) + ");"
             )
         else:
             utf8_sql.append(
-                f"INSERT INTO notes (id, v, t, m) VALUES ({index}, "
-                + ", ".join(sql_string(t) for t in texts) + ");"
+                f"INSERT INTO notes (id, v, t, m, st) VALUES ({index}, "
+                + ", ".join(sql_string(t) for t in [*texts, status]) + ");"
             )
         utf8_sql.append(
             f"UPDATE notes SET b = X'{blob.hex()}', vb = X'{varbinary.hex()}', "
@@ -90,9 +106,15 @@ def generate(out: Path, source: Path, lookalikes_file: Path):
             "class": cls,
             "v": texts[0], "t": texts[1], "m": texts[2],
             "b": blob.hex().upper(), "vb": varbinary.hex().upper(), "ctl": control,
+            "st": status,
         }
+    # The table is created through the latin1 connection, as the schema of a database filled
+    # that way often is: its CHECK constraint's literals are garbled like the data sent that
+    # way. mariadb-dump writes the constraint as an item of the CREATE TABLE.
+    allowed = ", ".join(sql_string(s) for s in [*STATUSES, CORRECT_STATUS])
     (out / "schema.sql").write_text(
         "CREATE DATABASE src CHARACTER SET latin1;\n"
+        "SET NAMES latin1;\n"
         "CREATE TABLE src.notes (\n"
         "  id INT NOT NULL PRIMARY KEY,\n"
         "  v VARCHAR(2000),\n"
@@ -100,7 +122,9 @@ def generate(out: Path, source: Path, lookalikes_file: Path):
         "  m MEDIUMTEXT,\n"
         "  b BLOB,\n"
         "  vb VARBINARY(255),\n"
-        "  ctl VARCHAR(500) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci\n"
+        "  ctl VARCHAR(500) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci,\n"
+        "  st VARCHAR(40) NOT NULL,\n"
+        f"  CONSTRAINT st_known CHECK (st IN ({allowed}))\n"
         ") ENGINE=InnoDB DEFAULT CHARSET=latin1;\n",
         encoding="utf-8",
     )
@@ -110,23 +134,32 @@ def generate(out: Path, source: Path, lookalikes_file: Path):
     print(describe(rows))
 
 
-def check(expected_path: Path, loaded_path: Path, schema_path: Path, scan_path: Path) -> int:
+def check(expected_path: Path, loaded_path: Path, schema_path: Path, scan_path: Path,
+          checks_path: Path, load_errors: Path) -> int:
     expected = json.loads(expected_path.read_text(encoding="utf-8"))
-    loaded = read_hex_rows(loaded_path, ["v", "t", "m", "b", "vb", "ctl"])
+    loaded = read_hex_rows(loaded_path, ["v", "t", "m", "b", "vb", "ctl", "st"])
     verdict = Verdict()
+    verdict.judge_load(load_errors)
     verdict.judge_cells(expected, loaded, COLUMNS, ["b", "vb"])
+    # The loaded constraint allows the true values.
+    clauses = read_hex_rows(checks_path, ["clause"])
+    clause = text_of(clauses["st_known"]["clause"]) if "st_known" in clauses else ""
+    literals, allowed = string_literals(clause), [*STATUSES, CORRECT_STATUS]
+    verdict.judge("check", literals == allowed, f"st_known: {literals!r} != {allowed!r}")
 
     # The repaired table holds UTF-8: its text columns were converted, its blobs were not.
     charsets = dict(line.split("\t") for line in schema_path.read_text().splitlines())
-    wanted = {"v": "utf8mb4", "t": "utf8mb4", "m": "utf8mb4", "ctl": "utf8mb4", "b": "NULL", "vb": "NULL"}
+    wanted = {"v": "utf8mb4", "t": "utf8mb4", "m": "utf8mb4", "ctl": "utf8mb4", "st": "utf8mb4",
+              "b": "NULL", "vb": "NULL"}
     for column, charset in wanted.items():
         verdict.judge("schema", charsets.get(column) == charset, f"{column}: {charsets.get(column)}")
 
-    # `scan` names the damaged columns, and only those.
+    # `scan` names the damaged columns, and only those: every status sent through the latin1
+    # connection is garbled once.
     damaged = sum(1 for cell in expected.values() if cell["class"] in ("double", "triple"))
     verdict.judge_scan_report(scan_path, {
-        column: damaged if column in COLUMNS else 0
-        for column in ("id", "v", "t", "m", "b", "vb", "ctl")
+        column: damaged if column in (*COLUMNS, "st") else 0
+        for column in ("id", "v", "t", "m", "b", "vb", "ctl", "st")
     })
 
     names = {
@@ -136,6 +169,8 @@ def check(expected_path: Path, loaded_path: Path, schema_path: Path, scan_path: 
         "lookalike": "look-alike cells unchanged",
         "control": "utf8mb4 control cells unchanged",
         "blob": "blob cells byte-identical",
+        "check": "status cells and CHECK literals repaired",
+        "load": "repaired dump loaded without an error",
         "schema": "columns converted (text) or not (binary)",
         "scan report": "scan per-column counts",
     }
@@ -145,7 +180,7 @@ def check(expected_path: Path, loaded_path: Path, schema_path: Path, scan_path: 
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "generate":
         generate(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))
-    elif len(sys.argv) == 6 and sys.argv[1] == "check":
+    elif len(sys.argv) == 8 and sys.argv[1] == "check":
         sys.exit(check(*(Path(a) for a in sys.argv[2:])))
     else:
         sys.exit(__doc__)

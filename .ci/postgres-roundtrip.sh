@@ -7,12 +7,14 @@
 # there: UTF-8 text sent by a client that declared client_encoding LATIN1 (stored byte for
 # byte, one character a byte, so that `pg_dump -E UTF8` writes it double-encoded), the same
 # mistake made twice (triple-encoded), text stored correctly, legitimate look-alikes, bytea
-# values whose bytes look double-encoded, a control column, a default and comments garbled
-# the same way, and a function whose body holds look-alikes.
+# values whose bytes look double-encoded, a control column, defaults, comments and CHECK
+# constraints garbled the same way (a status column the rows fill with what the checks allow),
+# and a function whose body holds look-alikes.
 # Then, for two dumps of it (COPY blocks, the default; and multi-row INSERTs with the bytea
-# escape format): undouble fix, load into a fresh UTF8 database, and compare every cell with
-# its true value. Prints one line per cell class and dump, and `N passed, N failed` last;
-# exits 1 on a failure.
+# escape format): undouble fix, load into a fresh UTF8 database (going on past errors, which the
+# verdict counts: a check's literal left garbled makes the repaired rows fail it), and compare
+# every cell with its true value. Prints one line per cell class and dump, and `N passed, N
+# failed` last; exits 1 on a failure.
 #
 # No `--convert-charset`: `pg_dump -E UTF8` already declares `SET client_encoding = 'UTF8'`,
 # and PostgreSQL columns carry no character set of their own (the database has one).
@@ -121,7 +123,13 @@ ddl_query="WITH ddl (what, text) AS (
         (SELECT attnum FROM pg_attribute
          WHERE attrelid = 'public.\"Notes\"'::regclass AND attname = 'Note'))
     UNION ALL SELECT 'function', public.motto()
-    UNION ALL SELECT 'procedure', pg_get_functiondef('public.remember'::regproc))
+    UNION ALL SELECT 'procedure', pg_get_functiondef('public.remember'::regproc)
+    UNION ALL SELECT 'child default', column_default FROM information_schema.columns
+        WHERE table_name = 'Later' AND column_name = 'st'
+    UNION ALL SELECT 'check', pg_get_constraintdef(oid) FROM pg_constraint
+        WHERE conname = 'notes_st_check' AND conrelid = 'public.\"Notes\"'::regclass
+    UNION ALL SELECT 'not valid check', pg_get_constraintdef(oid) FROM pg_constraint
+        WHERE conname = 'notes_st_later' AND conrelid = 'public.\"Notes\"'::regclass)
     SELECT what, encode(convert_to(text, 'UTF8'), 'hex') FROM ddl"
 "${psql[@]}" -d src -A -t -F $'\t' -c "$ddl_query" >"$work/src.ddl.tsv"
 for variant in copy inserts; do
@@ -134,11 +142,14 @@ for variant in copy inserts; do
     fi
     "${psql[@]}" -d postgres -c \
         "CREATE DATABASE $variant ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
-    "${psql[@]}" -d "$variant" -f "$work/$variant.fixed.sql" >/dev/null
+    # Going on past errors, for the verdict to count what they cost (VARIANT.load.err).
+    "${psql[@]}" -v ON_ERROR_STOP=0 -d "$variant" -f "$work/$variant.fixed.sql" >/dev/null \
+        2>"$work/$variant.load.err"
+    cat "$work/$variant.load.err" >&2
     "${psql[@]}" -d "$variant" -A -t -F $'\t' -c "SELECT id,
         encode(convert_to(v, 'UTF8'), 'hex'), encode(convert_to(t, 'UTF8'), 'hex'),
         encode(convert_to(\"Note\", 'UTF8'), 'hex'), encode(b, 'hex'),
-        encode(convert_to(ctl, 'UTF8'), 'hex')
+        encode(convert_to(ctl, 'UTF8'), 'hex'), encode(convert_to(st, 'UTF8'), 'hex')
         FROM public.\"Notes\" ORDER BY id" >"$work/$variant.loaded.tsv"
     "${psql[@]}" -d "$variant" -A -t -F $'\t' -c "$ddl_query" >"$work/$variant.ddl.tsv"
 done

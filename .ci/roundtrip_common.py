@@ -8,6 +8,7 @@ so that the two verdicts can be compared; only the SQL and the way each server d
 differ, and those stay in each script.
 """
 import json
+import random
 import re
 import sys
 import unicodedata
@@ -21,6 +22,20 @@ LOOKALIKE = re.compile(
     "\u203a\u0153\u017e\u0178]"
 )
 SCRIPTS = ["latin", "cyrillic", "greek", "cjk", "emoji"]
+# The values of the status column `st`, which a CHECK constraint created through the wrong
+# connection allows: its literals are as garbled as the values sent that way, so the repaired
+# dump loads only if `fix` repairs the literals with the values. The rows sent through the
+# wrong connection hold one of STATUSES; those sent correctly hold CORRECT_STATUS, the one
+# value a correct row can hold that a garbled literal still matches (it is ASCII).
+STATUSES = ["payé", "annulé", "reçu", "оплачен", "取消済み"]
+CORRECT_STATUS = "open"
+
+
+def statuses(rows, seed: int):
+    """The true status of each row of `plan_rows`, in order (see STATUSES)."""
+    rng = random.Random(seed)
+    return [rng.choice(STATUSES) if cls in ("double", "triple") else CORRECT_STATUS
+            for cls, _ in rows]
 
 
 def fits(text: str, codec: str) -> bool:
@@ -160,6 +175,12 @@ def describe(rows) -> str:
         f"{c} {sum(1 for r in rows if r[0] == c)}" for c in ("double", "triple", "correct", "lookalike"))
 
 
+def string_literals(sql: str):
+    """The string literals of an expression as a server gives it back, in order (quotes
+    undoubled): what a check's definition allows, however the server rewrote the rest."""
+    return [m.replace("''", "'") for m in re.findall(r"'((?:[^']|'')*)'", sql)]
+
+
 def read_hex_rows(path: Path, columns):
     """A tab-separated query result whose first field is the row id and whose others are the
     hexadecimal bytes of `columns`, by id."""
@@ -193,7 +214,8 @@ class Verdict:
 
     def judge_cells(self, expected, loaded, text_columns, binary_columns):
         """Every cell loaded (`read_hex_rows`) against its true value: the text columns by the
-        row's class, the control column `ctl` as "control", the binary ones as "blob"."""
+        row's class, the control column `ctl` as "control", the status column `st` (the one its
+        CHECK constraint allows, STATUSES) as "check", the binary ones as "blob"."""
         for index, cell in expected.items():
             got = loaded.get(index)
             for column in text_columns:
@@ -202,17 +224,34 @@ class Verdict:
                            f"id {index} {column}: {value!r} != {cell[column]!r}")
             value = text_of(got["ctl"]) if got else "<missing row>"
             self.judge("control", value == cell["ctl"], f"id {index} ctl: {value!r}")
+            value = text_of(got["st"]) if got else "<missing row>"
+            self.judge("check", value == cell["st"],
+                       f"id {index} st: {value!r} != {cell['st']!r}")
             for column in binary_columns:
                 value = got[column] if got else "<missing row>"
                 self.judge("blob", value == cell[column], f"id {index} {column}: {value[:40]}")
 
+    def judge_load(self, errors_path: Path):
+        """The repaired dump loaded without an error (the client's standard error, kept going
+        past errors so that the cells can be judged too): a check whose literal stayed garbled
+        refuses the repaired rows."""
+        errors = [line for line in errors_path.read_text(errors="replace").splitlines()
+                  if "ERROR" in line]
+        self.judge("load", not errors, errors[0] if errors else "")
+
     def judge_scan_report(self, scan_path: Path, wanted):
         """`scan --json` names the damaged columns, and only those: `wanted` maps every column
-        to the number of its cells that hold double-encoded text."""
+        to the number of its cells that hold double-encoded text, over every table (an empty
+        child table has the columns of its parent, and none of their damage)."""
         report = json.loads(scan_path.read_text().splitlines()[0])["dump"]
-        columns = {c["column"]: c for t in report["tables"] for c in t["columns"]}
+        columns = {}
+        for table in report["tables"]:
+            for column in table["columns"]:
+                count = column.get("double_encoded_cells")
+                if count is not None:
+                    columns[column["column"]] = columns.get(column["column"], 0) + count
         for column, want in wanted.items():
-            got = columns.get(column, {}).get("double_encoded_cells")
+            got = columns.get(column)
             self.judge("scan report", got == want,
                        f"{column}: {got} damaged cells reported, {want} expected")
 

@@ -1,10 +1,12 @@
 //! Statements read whole, from their tokens: `CREATE TABLE` (columns, their kinds, the primary
 //! key, the character set declarations `--convert-charset` rewrites, the string literals that
-//! are text), PostgreSQL's `CREATE TYPE` and `CREATE DOMAIN` (what the columns declared with
-//! them hold), `ALTER TABLE ... ADD PRIMARY KEY`, `CREATE DATABASE` and MySQL's `ALTER
-//! DATABASE` (the default character set or encoding, for `--convert-charset`), the heads of
-//! `INSERT` and `COPY` (which table, which columns), `SET` (connection character sets,
-//! PostgreSQL's `standard_conforming_strings`), `USE` and `COMMENT ON`.
+//! are text: of comments, of text columns' defaults, of checks on text columns), PostgreSQL's
+//! `CREATE TYPE` and `CREATE DOMAIN` (what the columns declared with them hold), `ALTER TABLE`
+//! (a primary key it adds, and the text literals of a check it adds or a default it sets),
+//! `CREATE DATABASE` and MySQL's `ALTER DATABASE` (the default character set or encoding, for
+//! `--convert-charset`), the heads of `INSERT` and `COPY` (which table, which columns), `SET`
+//! (connection character sets, PostgreSQL's `standard_conforming_strings`), `USE` and `COMMENT
+//! ON`.
 //!
 //! The `SET NAMES` family is found by [`crate::charset::sql_declarations`], the same reader that
 //! reports a dump's declared encoding; `CREATE TABLE` needs more than that reader keeps (types,
@@ -13,7 +15,7 @@
 
 use std::ops::Range;
 
-use super::schema::{self, Column, ColumnKind, Table, Types};
+use super::schema::{self, Column, ColumnKind, Schema, Table, Types};
 use super::tokens::{Kind, Token};
 use crate::charset::NOT_A_COLUMN;
 use crate::charset::{SqlDialect, postgresql_encoding, sql_declarations};
@@ -39,8 +41,9 @@ pub(crate) struct Context<'a> {
 pub(crate) struct Definition {
     pub table: Table,
     pub edits: Vec<Edit>,
-    /// The insides of string literals that are text: comments, and defaults and enum values of
-    /// text columns.
+    /// The insides of string literals that are text: comments, defaults and enum values of
+    /// text columns, and the literals of table-level `CHECK` constraints that name a text
+    /// column ([`check_text_literals`]).
     pub text_literals: Vec<Range<usize>>,
     /// Tables whose columns come first (`LIKE u`, PostgreSQL's `PARTITION OF p` and
     /// `INHERITS (p)`), as [`table_key`] names them.
@@ -374,8 +377,9 @@ fn read_table_options(
     }
 }
 
-/// Reads one item of the column list: a column, a constraint (only a primary key matters), or
-/// the options of a column the table already has (a typed table's `b WITH OPTIONS NOT NULL`).
+/// Reads one item of the column list: a column, a constraint (a primary key, and the text
+/// literals of a check), or the options of a column the table already has (a typed table's `b
+/// WITH OPTIONS NOT NULL`).
 fn read_item(
     buf: &[u8],
     item: &[Token],
@@ -393,6 +397,19 @@ fn read_item(
     if first.kind == Kind::Word && NOT_A_COLUMN.iter().any(|c| first.is(buf, c)) {
         if let Some(p) = primary {
             *key_names = name_list(buf, item, p + 2).0;
+        }
+        // Both dialects' dumps list the columns before the constraints: the columns a check
+        // names are known by now.
+        if let Some(check) = check_of(buf, item) {
+            let columns = &definition.table.columns;
+            check_text_literals(
+                buf,
+                item,
+                check,
+                columns,
+                context,
+                &mut definition.text_literals,
+            );
         }
         return;
     }
@@ -453,6 +470,97 @@ fn push_text_literals(buf: &[u8], item: &[Token], text: bool, into: &mut Vec<Ran
             into.push(token.span.clone());
         }
     }
+}
+
+/// The index of the `CHECK` of a constraint (an item of `CREATE TABLE`, or what follows the
+/// `ADD` of an `ALTER TABLE`), if it is `[CONSTRAINT name] CHECK (...)`.
+fn check_of(buf: &[u8], constraint: &[Token]) -> Option<usize> {
+    let check = match constraint.first()? {
+        t if t.is(buf, "CONSTRAINT") => 2,
+        _ => 0,
+    };
+    constraint.get(check)?.is(buf, "CHECK").then_some(check)
+}
+
+/// The string literals of the check at `tokens[check]` (the `CHECK` keyword, its expression in
+/// the parentheses after it) that are text, for a table of `columns`: when the expression names
+/// a text column, every literal but those whose own tokens say they hold no text
+/// ([`literal_is_text`]: bytes, an enum's label).
+///
+/// Why: a schema created through the same wrong connection as the data holds its check's
+/// literals as garbled as the values (`CHECK (status IN ('payÃ©'))`). Repairing the values and
+/// not the literal makes the repaired dump fail to load, on the first row the check now
+/// refuses; a check on text columns compares them with text, so its literals are repaired as
+/// the values are. A check on other columns alone (numbers, dates, bytes) compares no text and
+/// is left as it is.
+///
+/// Column names compare without case: MySQL's column names ignore it, and PostgreSQL folds an
+/// unquoted name to lower case (a table with columns `"A"` and `a` of different kinds would be
+/// taken as having both as text). A name right after `::` is a type, not a column.
+fn check_text_literals(
+    buf: &[u8],
+    tokens: &[Token],
+    check: usize,
+    columns: &[Column],
+    context: &Context,
+    into: &mut Vec<Range<usize>>,
+) {
+    let open = check + 1;
+    if !tokens.get(open).is_some_and(|t| t.is_punct(b'(')) {
+        return;
+    }
+    let close = closing(tokens, open);
+    let expression = tokens.get(open..close).unwrap_or_default();
+    let is_cast =
+        |i: usize| i >= 2 && expression[i - 1].is_punct(b':') && expression[i - 2].is_punct(b':');
+    let names_text = expression.iter().enumerate().any(|(i, token)| {
+        !is_cast(i)
+            && token
+                .name(buf)
+                .is_some_and(|name| is_text_column(columns, &name))
+    });
+    if !names_text {
+        return;
+    }
+    for (i, token) in expression.iter().enumerate() {
+        if matches!(token.kind, Kind::Str { .. }) && literal_is_text(buf, expression, i, context) {
+            into.push(token.span.clone());
+        }
+    }
+}
+
+/// Whether the string literal at `tokens[at]` holds text, as far as its own tokens tell: not if
+/// it is a binary or bit string (MySQL's `_binary'...'` introducer, glued or not, and `X'...'`
+/// or `B'...'` in either dialect), nor if it is cast right after to a type that holds no text
+/// (PostgreSQL's `'...'::bytea`, or `'...'::public.mood`, an enum, whose label stays as the
+/// `CREATE TYPE` has it, so a repaired literal would name no label).
+fn literal_is_text(buf: &[u8], tokens: &[Token], at: usize, context: &Context) -> bool {
+    let Some(Token {
+        kind: Kind::Str { prefix, .. },
+        ..
+    }) = tokens.get(at)
+    else {
+        return false;
+    };
+    let binary_prefix = |word: &[u8]| {
+        word.eq_ignore_ascii_case(b"_binary")
+            || word.eq_ignore_ascii_case(b"x")
+            || word.eq_ignore_ascii_case(b"b")
+    };
+    let introducer = match prefix.is_empty() {
+        false => buf.get(prefix.clone()),
+        true => at
+            .checked_sub(1)
+            .and_then(|p| tokens.get(p))
+            .filter(|t| t.is(buf, "_binary"))
+            .and_then(|t| buf.get(t.span.clone())),
+    };
+    if introducer.is_some_and(binary_prefix) {
+        return false;
+    }
+    let cast = tokens.get(at + 1).is_some_and(|t| t.is_punct(b':'))
+        && tokens.get(at + 2).is_some_and(|t| t.is_punct(b':'));
+    !cast || column_type(buf, tokens, at + 3, context).0 == ColumnKind::Text
 }
 
 /// The kind of the type named at `tokens[at]`, and the index after the type with its
@@ -557,14 +665,35 @@ pub(crate) fn create_domain(buf: &[u8], tokens: &[Token], context: &Context) -> 
     })
 }
 
-/// The table and key columns of `ALTER TABLE [IF EXISTS] [ONLY] t ... ADD [CONSTRAINT c]
-/// PRIMARY KEY (columns)` (what `pg_dump` writes after the data, and phpMyAdmin after its
-/// `CREATE TABLE`); `None` for any other `ALTER` (its tokens, without the delimiter).
-pub(crate) fn added_primary_key(
+/// What an `ALTER TABLE` does that the dump mode needs to know.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Alteration {
+    /// The table, as [`table_key`] names it.
+    pub table: String,
+    /// The columns of the primary key it adds, if it adds one.
+    pub primary_key: Option<Vec<String>>,
+    /// The insides of its string literals that are text: those of the checks it adds that name
+    /// a text column ([`check_text_literals`]), and the defaults it sets on text columns.
+    pub text_literals: Vec<Range<usize>>,
+}
+
+/// Reads `ALTER TABLE [IF EXISTS] [ONLY] t [*] action, ...` (its tokens, without the
+/// delimiter), `None` for any other `ALTER`. The actions that matter:
+///
+/// - `ADD [CONSTRAINT c] PRIMARY KEY (columns)`, what `pg_dump` writes after the data, and
+///   phpMyAdmin after its `CREATE TABLE`: the key names the table's rows.
+/// - `ADD [CONSTRAINT c] CHECK (...)`, what `pg_dump` writes for a check declared `NOT VALID`:
+///   its literals are text by the rule of a check in `CREATE TABLE`, the table's columns as
+///   `tables` holds them (the dump's definitions so far).
+/// - `ALTER [COLUMN] c SET DEFAULT '...'`, what `pg_dump` writes for a default that is not
+///   dumped with its column (a column a child table inherits, a view's): on a text column, its
+///   literal is text, as the default of a text column in `CREATE TABLE` is.
+pub(crate) fn alter_table(
     buf: &[u8],
     tokens: &[Token],
-    database: Option<&str>,
-) -> Option<(String, Vec<String>)> {
+    context: &Context,
+    tables: &Schema,
+) -> Option<Alteration> {
     if !tokens.get(1)?.is(buf, "TABLE") {
         return None;
     }
@@ -582,31 +711,80 @@ pub(crate) fn added_primary_key(
     if tokens.get(at).is_some_and(|t| t.is_punct(b'*')) {
         at += 1;
     }
+    let table = table_key(&parts, context.database);
+    let columns = tables
+        .find(&table)
+        .and_then(|index| tables.tables.get(index))
+        .map_or(&[][..], |t| t.columns.as_slice());
+    let mut alteration = Alteration {
+        table,
+        primary_key: None,
+        text_literals: Vec::new(),
+    };
     while at < tokens.len() {
         let end = item_end(tokens, at);
-        if let Some(key) = primary_key_added_by(buf, &tokens[at..end]) {
-            return Some((table_key(&parts, database), key));
+        let action = &tokens[at..end];
+        if let Some(added) = action
+            .first()
+            .filter(|t| t.is(buf, "ADD"))
+            .and(action.get(1..))
+        {
+            if let Some(key) = primary_key_of(buf, added) {
+                alteration.primary_key = Some(key);
+            } else if let Some(check) = check_of(buf, added) {
+                let into = &mut alteration.text_literals;
+                check_text_literals(buf, added, check, columns, context, into);
+            }
+        } else if let Some(default) = default_set_on_text(buf, action, columns) {
+            push_text_literals(buf, default, true, &mut alteration.text_literals);
         }
         at = end + 1;
     }
-    None
+    Some(alteration)
 }
 
-/// The columns of the primary key that one action of an `ALTER TABLE` adds, if it is `ADD
-/// [CONSTRAINT c] PRIMARY KEY (columns)`.
-fn primary_key_added_by(buf: &[u8], action: &[Token]) -> Option<Vec<String>> {
-    if !action.first()?.is(buf, "ADD") {
+/// The columns of the primary key a constraint declares (what follows the `ADD` of an `ALTER
+/// TABLE`), if it is `[CONSTRAINT c] PRIMARY KEY (columns)`.
+fn primary_key_of(buf: &[u8], constraint: &[Token]) -> Option<Vec<String>> {
+    let mut i = 0;
+    if constraint.first()?.is(buf, "CONSTRAINT") {
+        i += 2;
+    }
+    if !constraint.get(i)?.is(buf, "PRIMARY") || !constraint.get(i + 1)?.is(buf, "KEY") {
+        return None;
+    }
+    let (names, _) = name_list(buf, constraint, i + 2);
+    (!names.is_empty()).then_some(names)
+}
+
+/// The tokens after `DEFAULT` of an `ALTER TABLE` action `ALTER [COLUMN] c SET DEFAULT ...`, if
+/// `c` is one of the text columns of `columns` (its name compared as a check's are, without
+/// case).
+fn default_set_on_text<'t>(
+    buf: &[u8],
+    action: &'t [Token],
+    columns: &[Column],
+) -> Option<&'t [Token]> {
+    if !action.first()?.is(buf, "ALTER") {
         return None;
     }
     let mut i = 1;
-    if action.get(i)?.is(buf, "CONSTRAINT") {
-        i += 2;
+    if action.get(i)?.is(buf, "COLUMN") {
+        i += 1;
     }
-    if !action.get(i)?.is(buf, "PRIMARY") || !action.get(i + 1)?.is(buf, "KEY") {
-        return None;
-    }
-    let (names, _) = name_list(buf, action, i + 2);
-    (!names.is_empty()).then_some(names)
+    let name = action.get(i)?.name(buf)?;
+    let set_default = action.get(i + 1)?.is(buf, "SET") && action.get(i + 2)?.is(buf, "DEFAULT");
+    action
+        .get(i + 3..)
+        .filter(|_| set_default && is_text_column(columns, &name))
+}
+
+/// Whether `name` is that of a text column of `columns`, compared without case (see
+/// [`check_text_literals`]).
+fn is_text_column(columns: &[Column], name: &str) -> bool {
+    columns
+        .iter()
+        .any(|c| c.kind == ColumnKind::Text && c.name.eq_ignore_ascii_case(name))
 }
 
 /// The `--convert-charset` edits of a `CREATE DATABASE` (or `CREATE SCHEMA`) statement, or of
@@ -1177,7 +1355,9 @@ mod tests {
     fn primary_keys_added_by_alter_table() {
         let key = |dialect: SqlDialect, sql: &str| {
             let tokens = tokens_of(dialect, sql);
-            added_primary_key(sql.as_bytes(), &tokens, Some("shop"))
+            let context = context(dialect, Some("shop"));
+            let alteration = alter_table(sql.as_bytes(), &tokens, &context, &Schema::default())?;
+            Some((alteration.table, alteration.primary_key?))
         };
         let pg = SqlDialect::PostgreSql;
         assert_eq!(
@@ -1345,5 +1525,142 @@ mod tests {
         };
         assert!(unknown.table.columns.is_empty());
         assert_eq!(unknown.table.unknown_type.as_deref(), Some("public.gone"));
+    }
+
+    /// The text literals of a statement, as the tests see them.
+    fn texts<'s>(sql: &'s str, literals: &[Range<usize>]) -> Vec<&'s str> {
+        literals.iter().map(|r| &sql[r.clone()]).collect()
+    }
+
+    /// A table MariaDB dumps with its checks as items of their own, garbled as a latin1
+    /// connection makes them; a column-level check (`CHECK` after the column's type) and the
+    /// table-level ones as `mariadb-dump` writes them, MySQL 8's with introducers.
+    const MARIADB_CHECKS: &str = "CREATE TABLE `orders` (
+  `id` int(11) NOT NULL,
+  `status` varchar(20) DEFAULT NULL CHECK (`status` <> 'Ã©'),
+  `qty` int(11) DEFAULT NULL,
+  `raw` varbinary(10) DEFAULT NULL,
+  PRIMARY KEY (`id`),
+  CONSTRAINT `status_known` CHECK (`status` in ('payÃ©','annulÃ©')),
+  CONSTRAINT `raw_set` CHECK (`raw` <> 'cafÃ©'),
+  CHECK (`qty` > 0 and `qty` <> 'Ã©'),
+  CONSTRAINT `t_chk_1` CHECK ((`Status` in (_utf8mb4'reÃ§u',_latin1'dÃ»'))),
+  CONSTRAINT `t_chk_2` CHECK ((`status` <> '' or `raw` = _binary'cafÃ©' or `raw` <> _binary 'Ã©' or `raw` <> X'C3A9'))
+) ENGINE=InnoDB DEFAULT CHARSET=latin1;";
+
+    #[test]
+    fn mysql_table_checks_on_text_columns_hold_text_literals() {
+        let tokens = tokens_of(SqlDialect::MySql, MARIADB_CHECKS);
+        let context = context(SqlDialect::MySql, Some("shop"));
+        let Some(definition) = create_table(MARIADB_CHECKS.as_bytes(), &tokens, &context) else {
+            panic!("a table");
+        };
+        // The checks on the binary column and the number alone stay; so do the bytes of
+        // `_binary` and hexadecimal literals in a check on text.
+        assert_eq!(
+            texts(MARIADB_CHECKS, &definition.text_literals),
+            ["Ã©", "payÃ©", "annulÃ©", "reÃ§u", "dÃ»", ""]
+        );
+        assert_eq!(definition.table.primary_key, [0]);
+        assert_eq!(definition.table.columns.len(), 4);
+    }
+
+    /// A table as pg_dump writes it: every check a constraint of its own, each literal cast.
+    const PG_CHECKS: &str = "CREATE TABLE public.orders (
+    id integer NOT NULL,
+    status character varying(20),
+    n integer,
+    data bytea,
+    m public.mood,
+    CONSTRAINT orders_status_check CHECK (((status)::text = ANY ((ARRAY['payÃ©'::character varying, 'annulÃ©'::character varying])::text[]))),
+    CONSTRAINT orders_n_check CHECK (((n > 0) AND ((n)::text <> 'Ã©'::text))),
+    CONSTRAINT orders_data_check CHECK ((data <> '\\xc3a9'::bytea)),
+    CONSTRAINT orders_mixed_check CHECK ((((status)::text <> 'cafÃ©'::text) OR (data = '\\xc3a9'::pg_catalog.bytea) OR (m <> 'cafÃ©'::public.mood) OR (data <> E'Ã©'::bytea)))
+);";
+
+    /// [`PG_CHECKS`] read with the types of [`pg_types`] into a schema, as the lexer holds it.
+    fn pg_checks_schema(types: &Types) -> (Definition, Schema) {
+        let tokens = tokens_of(SqlDialect::PostgreSql, PG_CHECKS);
+        let context = Context {
+            types,
+            ..context(SqlDialect::PostgreSql, None)
+        };
+        let Some(definition) = create_table(PG_CHECKS.as_bytes(), &tokens, &context) else {
+            panic!("a table");
+        };
+        let mut schema = Schema::default();
+        schema.define(definition.table.clone());
+        (definition, schema)
+    }
+
+    #[test]
+    fn postgresql_checks_on_text_columns_hold_text_literals() {
+        let types = pg_types();
+        let (definition, _) = pg_checks_schema(&types);
+        // Not the check on a number, nor the one on bytes; in the check on text, not the
+        // literals cast to bytea or to an enum (whose label stays garbled).
+        assert_eq!(
+            texts(PG_CHECKS, &definition.text_literals),
+            ["payÃ©", "annulÃ©", "cafÃ©"]
+        );
+    }
+
+    #[test]
+    fn checks_added_and_defaults_set_by_alter_table() {
+        let types = pg_types();
+        let (_, schema) = pg_checks_schema(&types);
+        let pg = |sql: &str| -> Option<Alteration> {
+            let tokens = tokens_of(SqlDialect::PostgreSql, sql);
+            let context = Context {
+                types: &types,
+                ..context(SqlDialect::PostgreSql, None)
+            };
+            alter_table(sql.as_bytes(), &tokens, &context, &schema)
+        };
+        let literals = |sql: &str| pg(sql).map(|a| texts(sql, &a.text_literals).join("|"));
+        // What pg_dump writes for a check declared NOT VALID, and for a default it dumps
+        // apart from its column.
+        let not_valid = "ALTER TABLE public.orders\n    ADD CONSTRAINT orders_later_check CHECK \
+                         (((status)::text <> 'reÃ§u'::text)) NOT VALID";
+        assert_eq!(literals(not_valid).as_deref(), Some("reÃ§u"));
+        let default = "ALTER TABLE ONLY public.orders ALTER COLUMN status SET DEFAULT \
+                       'payÃ©'::character varying";
+        assert_eq!(literals(default).as_deref(), Some("payÃ©"));
+        for alone in [
+            "ALTER TABLE ONLY public.orders ALTER COLUMN n SET DEFAULT '1Ã©'",
+            "ALTER TABLE ONLY public.orders ALTER COLUMN id SET DEFAULT nextval('s'::regclass)",
+            "ALTER TABLE ONLY public.orders ADD CONSTRAINT c CHECK ((data <> '\\x'::bytea))",
+            "ALTER TABLE ONLY public.orders ADD CONSTRAINT c CHECK ((n <> 'Ã©'::text))",
+            "ALTER TABLE ONLY public.orders ALTER COLUMN status DROP DEFAULT",
+            "ALTER TABLE public.gone ADD CONSTRAINT c CHECK ((status <> 'Ã©'::text))",
+        ] {
+            assert_eq!(literals(alone).as_deref(), Some(""), "{alone}");
+        }
+        // The key is still read, with the check in the same statement.
+        let both = "ALTER TABLE ONLY public.orders ADD CONSTRAINT orders_pkey PRIMARY KEY (id), \
+                    ADD CHECK ((status <> 'Ã©'))";
+        let Some(alteration) = pg(both) else {
+            panic!("an ALTER TABLE");
+        };
+        assert_eq!(alteration.table, "public.orders");
+        assert_eq!(alteration.primary_key, Some(vec!["id".into()]));
+        assert_eq!(texts(both, &alteration.text_literals), ["Ã©"]);
+        // MySQL: several actions, `ALTER` without `COLUMN`, names without case.
+        let tokens = tokens_of(SqlDialect::MySql, MARIADB_CHECKS);
+        let context = context(SqlDialect::MySql, Some("shop"));
+        let Some(orders) = create_table(MARIADB_CHECKS.as_bytes(), &tokens, &context) else {
+            panic!("a table");
+        };
+        let mut schema = Schema::default();
+        schema.define(orders.table);
+        let sql = "ALTER TABLE `orders` ADD CONSTRAINT `late` CHECK (`STATUS` <> 'Ã©'), \
+                   ALTER `status` SET DEFAULT 'payÃ©', ALTER COLUMN `raw` SET DEFAULT 'Ã©', \
+                   ADD CONSTRAINT `q` CHECK (`qty` <> 'Ã©')";
+        let tokens = tokens_of(SqlDialect::MySql, sql);
+        let alteration = alter_table(sql.as_bytes(), &tokens, &context, &schema);
+        assert_eq!(
+            alteration.map(|a| texts(sql, &a.text_literals)),
+            Some(vec!["Ã©", "payÃ©"])
+        );
     }
 }

@@ -3,14 +3,15 @@
 //! `--convert-charset` rewrites.
 //!
 //! Statements are read three ways. `CREATE TABLE`, PostgreSQL's `CREATE TYPE` and `CREATE
-//! DOMAIN`, `CREATE DATABASE`, `ALTER TABLE` (for a primary key added after the table), MySQL's
-//! `ALTER DATABASE`, `SET`, `USE`, `COPY` heads and `COMMENT ON` are read whole, from their
-//! tokens ([`super::ddl`]): they are small, and a buffer that ends inside one is cut before it,
-//! so that it is read again whole with the next buffer (and its edits land in the buffer being
-//! written). The rows of `INSERT ... VALUES` and of a `COPY`
-//! block hold nearly all the bytes of a dump and have a fixed shape, so they are read by a
-//! loop of their own that jumps from quote to quote (or tab to tab) with `memchr`, and that
-//! carries a value on from one buffer into the next: a line of many megabytes is cut anywhere.
+//! DOMAIN`, `CREATE DATABASE`, `ALTER TABLE` (for a primary key added after the table, and the
+//! text literals of a check or a default), MySQL's `ALTER DATABASE`, `SET`, `USE`, `COPY` heads
+//! and `COMMENT ON` are read whole, from their tokens ([`super::ddl`]): they are small, and a
+//! buffer that ends inside one is cut before it, so that it is read again whole with the next
+//! buffer (and its edits land in the buffer being written). The rows of `INSERT ... VALUES` and
+//! of a `COPY` block hold nearly all the bytes of a dump and have a fixed shape, so they are
+//! read by a loop of their own that jumps from quote to quote (or tab to tab) with `memchr`,
+//! and that carries a value on from one buffer into the next: a line of many megabytes is cut
+//! anywhere.
 //! Every other statement is skipped to its delimiter, token by token (past the `BEGIN ATOMIC
 //! ... END` body of a PostgreSQL routine, whose statements end in delimiters of their own). A
 //! statement the lexer does not know, a row with more or fewer values than its table has
@@ -67,7 +68,8 @@ pub(crate) enum Place {
     /// A cell of a table: indexes into the schema's tables and their columns, and into
     /// [`Lexed::rows`].
     Cell { table: u32, column: u32, row: u32 },
-    /// A string literal of the DDL that is text (a comment, a text column's default).
+    /// A string literal of the DDL that is text (a comment, a text column's default, a
+    /// literal of a check on text columns).
     Definition,
 }
 
@@ -598,15 +600,20 @@ impl Lexer {
         Ok(end)
     }
 
-    /// A `CREATE` read whole: a table, a PostgreSQL type or domain, a database.
-    fn create_statement(&mut self, buf: &[u8], tokens: &[Token], out: &mut Lexed) {
-        let dialect = self.tokens.dialect;
-        let context = ddl::Context {
-            dialect,
+    /// What the statements read whole are read with ([`ddl::Context`]).
+    fn context(&self) -> ddl::Context<'_> {
+        ddl::Context {
+            dialect: self.tokens.dialect,
             convert: self.convert,
             database: self.database.as_deref(),
             types: &self.schema.types,
-        };
+        }
+    }
+
+    /// A `CREATE` read whole: a table, a PostgreSQL type or domain, a database.
+    fn create_statement(&mut self, buf: &[u8], tokens: &[Token], out: &mut Lexed) {
+        let dialect = self.tokens.dialect;
+        let context = self.context();
         if let Some(definition) = ddl::create_table(buf, tokens, &context) {
             out.edits.extend(definition.edits);
             for span in definition.text_literals {
@@ -631,12 +638,18 @@ impl Lexer {
         }
     }
 
-    /// An `ALTER TABLE` (which may add a primary key) or MySQL's `ALTER DATABASE` (whose
-    /// character set `--convert-charset` rewrites), read whole.
+    /// An `ALTER TABLE` (which may add a primary key, and hold text literals: of a check it
+    /// adds, of a default it sets) or MySQL's `ALTER DATABASE` (whose character set
+    /// `--convert-charset` rewrites), read whole.
     fn alter_statement(&mut self, buf: &[u8], tokens: &[Token], out: &mut Lexed) {
-        if let Some((table, key)) = ddl::added_primary_key(buf, tokens, self.database.as_deref()) {
-            if let Some(index) = self.schema.find(&table) {
+        if let Some(alteration) = ddl::alter_table(buf, tokens, &self.context(), &self.schema) {
+            if let Some(key) = alteration.primary_key
+                && let Some(index) = self.schema.find(&alteration.table)
+            {
                 self.schema.add_primary_key(index, &key);
+            }
+            for span in alteration.text_literals {
+                self.text_literal(span, out);
             }
         } else if self.convert
             && let Some(edits) = ddl::database_edits(buf, tokens, self.tokens.dialect)
@@ -1955,5 +1968,56 @@ ALTER TABLE ONLY public.typed
             ),
             "{message}"
         );
+    }
+
+    /// A pg_dump whose checks and a child's default went through a LATIN1 client, garbled:
+    /// a check in the table, one `NOT VALID` added after the data, the default of a column the
+    /// child inherits, set apart from it (the literals of the check on a number stay).
+    const POSTGRESQL_CHECKS: &str = "CREATE TABLE public.orders (
+    id integer NOT NULL,
+    status character varying(20),
+    n integer,
+    CONSTRAINT orders_status_check CHECK (((status)::text = ANY ((ARRAY['payÃ©'::character varying, 'annulÃ©'::character varying])::text[]))),
+    CONSTRAINT orders_n_check CHECK (((n)::text <> 'Ã©'::text))
+);
+CREATE TABLE public.child (
+)
+INHERITS (public.orders);
+COPY public.orders (id, status, n) FROM stdin;
+1\tpayÃ©\t2
+\\.
+ALTER TABLE ONLY public.child ALTER COLUMN status SET DEFAULT 'reÃ§u'::character varying;
+ALTER TABLE ONLY public.child ALTER COLUMN n SET DEFAULT 0;
+ALTER TABLE public.orders
+    ADD CONSTRAINT orders_later_check CHECK (((status)::text <> 'dÃ»'::text)) NOT VALID;
+ALTER TABLE ONLY public.orders
+    ADD CONSTRAINT orders_pkey PRIMARY KEY (id);
+";
+
+    #[test]
+    fn the_text_literals_of_checks_and_defaults_in_and_after_create_table() {
+        let input = POSTGRESQL_CHECKS.as_bytes();
+        let whole = lex_cut(SqlDialect::PostgreSql, false, input, &[]);
+        let Ok((got, _, _)) = &whole else {
+            panic!("{:?}", whole.as_ref().err());
+        };
+        assert_eq!(
+            got,
+            &vec![
+                found("ddl", "", "payÃ©"),
+                found("ddl", "", "annulÃ©"),
+                found("public.orders.status", "1:", "payÃ©"),
+                found("ddl", "", "reÃ§u"),
+                found("ddl", "", "dÃ»"),
+            ]
+        );
+        for cut in 1..input.len() {
+            let cut_up = lex_cut(SqlDialect::PostgreSql, false, input, &[cut]);
+            assert_eq!(
+                cut_up.map(|(found, _, _)| found).as_ref(),
+                Ok(got),
+                "cut at {cut}"
+            );
+        }
     }
 }

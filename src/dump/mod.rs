@@ -6,8 +6,17 @@
 //! blob): repairing them would corrupt the data. Its numbers, names, comments and DDL are not
 //! what a latin1 connection garbled. So in a dump, the scanner judges runs as it always does,
 //! but a repair only lands inside the value of a text column ([`ColumnKind::Text`], as the
-//! `CREATE TABLE` declares it) or a string literal of the DDL that is text (a comment, a text
-//! column's default); every other byte is written as it was read.
+//! `CREATE TABLE` declares it) or a string literal of the DDL that is text; every other byte is
+//! written as it was read. The DDL's text literals are those a schema created through the same
+//! wrong connection holds as garbled as the data, and that must be repaired with it for the
+//! repaired dump to load and mean what it meant: comments (`COMMENT '...'`, `COMMENT ON`); a
+//! text column's default (in its `CREATE TABLE`, or set by `ALTER TABLE ... ALTER COLUMN c SET
+//! DEFAULT`), and its MySQL `ENUM` and `SET` values; the literals of a check that names a text
+//! column (on a column, a table-level `CONSTRAINT c CHECK (...)`, or one added by `ALTER TABLE
+//! ... ADD CONSTRAINT`: left garbled, it would refuse the repaired rows), but not those that
+//! hold bytes (`_binary'...'`, `X'...'`, `'...'::bytea`) or name an enum's label
+//! (`'...'::public.mood`, left alone with the label); and a PostgreSQL domain over text's
+//! default and checks.
 //!
 //! - `lexer.rs`: walks the dump in order, block by block, keeping its state from one block to
 //!   the next (a `CREATE TABLE` over several lines, a `COPY` block, a value in a line of many
@@ -23,9 +32,16 @@
 //! A dump is recognised from its header (`-- MySQL dump`, `-- MariaDB dump`, `-- PostgreSQL
 //! database dump`) or forced with `--format sql`; what the lexer does not understand is an
 //! error naming the line, never a silent fallback to the plain repair. With
-//! `--convert-charset utf8mb4`, `fix` also rewrites the `latin1` character sets (and
-//! collations) of databases, of tables with text columns and of those columns, and a `SET
-//! NAMES latin1`, so that the repaired dump loads as UTF-8.
+//! `--convert-charset utf8mb4`, `fix` also rewrites, so that the repaired dump loads as UTF-8,
+//! every `latin1` the dump declares for what it creates or how it is read: the character sets
+//! and collations of MySQL databases (`CREATE DATABASE`, and the `ALTER DATABASE` that
+//! `mariadb-dump --routines` writes), of tables with text columns and of those columns; the
+//! connection's (`SET NAMES latin1 [COLLATE ...]`, `SET CHARACTER SET latin1`) and the session
+//! variables `character_set_client`, `character_set_results`, `character_set_connection` and
+//! `collation_connection` (`SET character_set_client = latin1`); and in a PostgreSQL dump, with
+//! `UTF8` for `utf8mb4`, `SET client_encoding = 'LATIN1'` (or `WIN1252`) and `CREATE DATABASE
+//! ... ENCODING = 'LATIN1'` with the `latin1` codeset of its locales (`de_DE.ISO-8859-1` becomes
+//! `de_DE.UTF-8`).
 //!
 //! A dump that holds only data (`mariadb-dump --no-create-info`, `pg_dump --data-only`) has no
 //! `CREATE TABLE` to say which columns hold text: [`Definitions`] reads them from dumps of its
@@ -82,7 +98,8 @@ pub enum Charset {
 #[derive(Clone, Debug)]
 pub struct DumpOptions {
     pub dialect: SqlDialect,
-    /// Rewrite `latin1` declarations of text columns, their tables and `SET NAMES` to this.
+    /// Rewrite the `latin1` declarations of the dump (of databases, text columns and their
+    /// tables, the connection and the session; see the module documentation) to this.
     pub convert_charset: Option<Charset>,
     /// The tables of dumps of the schema (`--schema`), for a dump that holds only data; a table
     /// the dump defines itself is read as it defines it.
