@@ -316,6 +316,7 @@ fn read_and_lex(
     recycle: mpsc::Receiver<LexedBuffer>,
     head: &mut Vec<u8>,
     head_limit: usize,
+    counted: &mut u64,
 ) -> Result<Lexer, Error> {
     let path = input.display_path();
     let read_for = ReadFor::Data {
@@ -347,7 +348,10 @@ fn read_and_lex(
         if base == 0 {
             head.extend_from_slice(&block[..block.len().min(head_limit)]);
         }
-        step(block, base, false)
+        step(block, base, false)?;
+        // What the engine adds to the progress bar for this block, once it is done.
+        *counted += block.len() as u64;
+        Ok(())
     };
     engine::for_each_block_in_order(input, scanner.readings(), engine, each)?;
     step(&[], 0, true)?;
@@ -385,6 +389,11 @@ fn process<W: Write>(
         ..engine.clone()
     };
     let mut judged = false;
+    // Set when the gate refuses the dump, which is then read again or skipped: the progress
+    // bar gives back the `counted` bytes the reader had added for it.
+    let mut refused = false;
+    let mut counted = 0u64;
+    let counted_by_reader = &mut counted;
     let (send, receive) = mpsc::sync_channel::<LexedBuffer>(1);
     // Room for every buffer that can be alive at once (being lexed, sent, scanned ahead), so
     // that none is dropped and another allocated, its pages faulted in afresh.
@@ -401,7 +410,15 @@ fn process<W: Write>(
         // below ends.
         let reader = scope.spawn(move || {
             read_and_lex(
-                scanner, input, options, engine, send, recycle, head_out, head_limit,
+                scanner,
+                input,
+                options,
+                engine,
+                send,
+                recycle,
+                head_out,
+                head_limit,
+                counted_by_reader,
             )
         });
         let mut findings = Findings::default();
@@ -449,7 +466,7 @@ fn process<W: Write>(
                 if let (Some(at), Some(gate)) = (observed.first_invalid_offset, &gate)
                     && !std::mem::replace(&mut judged, true)
                 {
-                    gate.judge(at)?;
+                    gate.judge(at).inspect_err(|_| refused = true)?;
                 }
                 findings.counts.merge(observed);
                 findings.edits += buffer.lexed.edits.len() as u64;
@@ -489,6 +506,9 @@ fn process<W: Write>(
             .unwrap_or_else(|_| Err(Error::Usage("the dump reader crashed".into())));
         (read, written.map(|()| findings))
     });
+    if refused && let Some(progress) = &engine.progress {
+        progress.dec(counted);
+    }
     let findings = written?;
     let lexer = read?;
     if let Some(out) = out {
