@@ -1472,6 +1472,24 @@ mod tests {
         lex_cut(dialect, false, input.as_bytes(), &[]).map(|(found, _, _)| found)
     }
 
+    /// Lexes `input` whole, checks that a buffer ending at any byte finds the same values, and
+    /// returns them, with the lexer that read it whole.
+    fn lex_at_every_cut(dialect: SqlDialect, input: &[u8]) -> (Vec<Found>, Lexer) {
+        let (got, _, lexer) = match lex_cut(dialect, false, input, &[]) {
+            Ok(whole) => whole,
+            Err(error) => panic!("{error:?}"),
+        };
+        for cut in 1..input.len() {
+            let cut_up = lex_cut(dialect, false, input, &[cut]);
+            assert_eq!(
+                cut_up.map(|(found, _, _)| found).as_ref(),
+                Ok(&got),
+                "cut at {cut}"
+            );
+        }
+        (got, lexer)
+    }
+
     fn found(table: &str, row: &str, bytes: &str) -> Found {
         (table.into(), row.into(), bytes.as_bytes().to_vec())
     }
@@ -1777,13 +1795,10 @@ COPY public.t (id, name, note) FROM stdin;
     #[test]
     fn postgresql_routine_bodies_empty_tables_and_escaped_copy_fields() {
         let input = POSTGRESQL_ROUTINES_AND_ESCAPES.as_bytes();
-        let whole = lex_cut(SqlDialect::PostgreSql, false, input, &[]);
-        let Ok((got, _, lexer)) = &whole else {
-            panic!("{whole:?}", whole = whole.as_ref().err());
-        };
+        let (got, lexer) = lex_at_every_cut(SqlDialect::PostgreSql, input);
         assert_eq!(
             got,
-            &vec![
+            vec![
                 found("public.t.name", "1:", "x\\\ty"),
                 found("public.t.note", "1:", "Ã©"),
                 found("public.t.name", "2:", "l1\\\nl2"),
@@ -1799,14 +1814,6 @@ COPY public.t (id, name, note) FROM stdin;
             .map(|t| (t.name.as_str(), t.rows))
             .collect();
         assert_eq!(rows, [("public.t", 3), ("public.e", 3)]);
-        for cut in 1..input.len() {
-            let cut_up = lex_cut(SqlDialect::PostgreSql, false, input, &[cut]);
-            assert_eq!(
-                cut_up.map(|(found, _, _)| found).as_ref(),
-                Ok(got),
-                "cut at {cut}"
-            );
-        }
     }
 
     #[test]
@@ -1937,26 +1944,15 @@ ALTER TABLE ONLY public.typed
     #[test]
     fn typed_tables_and_domains_over_text() {
         let input = POSTGRESQL_TYPES.as_bytes();
-        let whole = lex_cut(SqlDialect::PostgreSql, false, input, &[]);
-        let Ok((got, _, _)) = &whole else {
-            panic!("{:?}", whole.as_ref().err());
-        };
+        let (got, _) = lex_at_every_cut(SqlDialect::PostgreSql, input);
         assert_eq!(
             got,
-            &vec![
+            vec![
                 found("ddl", "", "cafÃ©"),
                 found("public.typed.a", "1:", "GrÃ¼Ãe"),
                 found("public.typed.l", "1:", "naÃ¯ve"),
             ]
         );
-        for cut in 1..input.len() {
-            let cut_up = lex_cut(SqlDialect::PostgreSql, false, input, &[cut]);
-            assert_eq!(
-                cut_up.map(|(found, _, _)| found).as_ref(),
-                Ok(got),
-                "cut at {cut}"
-            );
-        }
         // Without its type (pg_dump -t leaves it out), the table's data cannot be read.
         let typed_at = POSTGRESQL_TYPES.find("CREATE TABLE").unwrap_or_default();
         let (line, message) = error_of(SqlDialect::PostgreSql, &POSTGRESQL_TYPES[typed_at..]);
@@ -1997,13 +1993,10 @@ ALTER TABLE ONLY public.orders
     #[test]
     fn the_text_literals_of_checks_and_defaults_in_and_after_create_table() {
         let input = POSTGRESQL_CHECKS.as_bytes();
-        let whole = lex_cut(SqlDialect::PostgreSql, false, input, &[]);
-        let Ok((got, _, _)) = &whole else {
-            panic!("{:?}", whole.as_ref().err());
-        };
+        let (got, _) = lex_at_every_cut(SqlDialect::PostgreSql, input);
         assert_eq!(
             got,
-            &vec![
+            vec![
                 found("ddl", "", "payÃ©"),
                 found("ddl", "", "annulÃ©"),
                 found("public.orders.status", "1:", "payÃ©"),
@@ -2011,13 +2004,5 @@ ALTER TABLE ONLY public.orders
                 found("ddl", "", "dÃ»"),
             ]
         );
-        for cut in 1..input.len() {
-            let cut_up = lex_cut(SqlDialect::PostgreSql, false, input, &[cut]);
-            assert_eq!(
-                cut_up.map(|(found, _, _)| found).as_ref(),
-                Ok(got),
-                "cut at {cut}"
-            );
-        }
     }
 }
