@@ -236,6 +236,83 @@ fn postgresql_copy_rows_are_named_by_number() {
     fix_and_undo(dump.as_bytes(), &[]);
 }
 
+/// A full `pg_dump`: its primary keys come after all the data (a plain one, and a composite
+/// one declared in another order than the table's), and a table has none.
+fn full_pg_dump() -> String {
+    let entry = |names: &str| {
+        format!("--\n-- Name: {names}; Type: CONSTRAINT; Schema: public; Owner: postgres\n--\n\n")
+    };
+    let mut dump = format!(
+        "--\n-- PostgreSQL database dump\n--\n\n\
+         SET client_encoding = 'UTF8';\n\
+         CREATE TABLE public.notes (\n    id integer NOT NULL,\n    body text\n);\n\n\
+         CREATE TABLE public.pairs (\n    a integer NOT NULL,\n    b text NOT NULL,\n    c text\n);\n\n\
+         CREATE TABLE public.loose (\n    n integer,\n    t text\n);\n\n\
+         COPY public.notes (id, body) FROM stdin;\n\
+         7\tclean\n\
+         42\t{LOOKS_GARBLED}\n\
+         \\.\n\n\
+         COPY public.pairs (a, b, c) FROM stdin;\n\
+         1\tx\t{LOOKS_GARBLED}\n\
+         \\.\n\n\
+         COPY public.loose (n, t) FROM stdin;\n\
+         5\tclean\n\
+         5\t{LOOKS_GARBLED}\n\
+         \\.\n\n"
+    );
+    dump += &entry("notes notes_pkey");
+    dump += "ALTER TABLE ONLY public.notes\n    ADD CONSTRAINT notes_pkey PRIMARY KEY (id);\n\n";
+    dump += &entry("pairs pairs_pkey");
+    dump += "ALTER TABLE ONLY public.pairs\n    ADD CONSTRAINT pairs_pkey PRIMARY KEY (b, a);\n\n";
+    dump
+}
+
+#[test]
+fn a_full_pg_dump_names_its_rows_by_the_keys_it_declares_after_its_data() {
+    let dump = full_pg_dump();
+    let (_, log) = fix_both_ways(dump.as_bytes(), &[], "full");
+    let records = parse(&log);
+    check_offsets(dump.as_bytes(), &records);
+    let cell = |table: &str, column: &str, row: Value| (json!(table), json!(column), row);
+    assert_eq!(
+        cells(&records),
+        [
+            cell("public.notes", "body", json!({"id": "42"})),
+            // The key's columns in the table's order, as a row gives them.
+            cell("public.pairs", "c", json!({"a": "1", "b": "x"})),
+            cell("public.loose", "t", json!(2)),
+        ]
+    );
+    fix_and_undo(dump.as_bytes(), &[]);
+    let (dir, path) = dump_file("full.sql", dump.as_bytes());
+    let scanned = json_lines(&run(&["scan", "--json", path_str(&path)]));
+    let tables = &scanned[0]["dump"]["tables"];
+    assert_eq!(tables[0]["primary_key"], json!(["id"]));
+    assert_eq!(tables[0]["columns"][1]["example_row"], "id=42");
+    assert_eq!(tables[1]["primary_key"], json!(["b", "a"]));
+    assert_eq!(tables[1]["columns"][2]["example_row"], "a=1, b=x");
+    assert_eq!(tables[2]["columns"][1]["example_row"], "row 2");
+    // Piped, the dump cannot be read twice: its rows are named by number, as it goes.
+    let piped = run_with_stdin(&["scan", "--json", "-"], dump.as_bytes());
+    let tables = &json_lines(&piped)[0]["dump"]["tables"];
+    assert_eq!(tables[0]["primary_key"], json!([]));
+    assert_eq!(tables[0]["columns"][1]["example_row"], "row 2");
+    let log = dir.path().join("piped.jsonl");
+    let fixed = run_with_stdin(
+        &["fix", "-q", "--audit", path_str(&log), "-"],
+        dump.as_bytes(),
+    );
+    assert_eq!(fixed.status.code(), Some(1), "{}", stderr(&fixed));
+    assert_eq!(
+        cells(&read_log(&log)),
+        [
+            cell("public.notes", "body", json!(2)),
+            cell("public.pairs", "c", json!(1)),
+            cell("public.loose", "t", json!(2)),
+        ]
+    );
+}
+
 /// A dump that declares latin1 everywhere `--convert-charset` looks.
 fn latin1_dump(value: &str) -> String {
     format!(

@@ -17,12 +17,15 @@
 //! statement the lexer does not know, a row with more or fewer values than its table has
 //! columns, data for a table no `CREATE TABLE` defined: each is an error naming the line,
 //! because guessing where values are is how a repair would reach into a blob. A dump that holds
-//! only data is read with the tables of a dump of its schema lent to it ([`Schema::lend`]).
+//! only data is read with the tables of a dump of its schema lent to it ([`Schema::lend`]); a
+//! full `pg_dump` read from a file, with the primary keys it declares after its data
+//! ([`LaterKeys`]), which a table without a key of its own takes when it is defined.
 
 use std::mem;
 use std::ops::Range;
 
 use super::ddl::{self, Edit};
+use super::later_keys::LaterKeys;
 use super::schema::{Column, ColumnKind, Schema, Table};
 use super::tokens::{
     Body, Kind, Stop, Token, Tokenizer, copy_field_body, is_word_byte, string_body,
@@ -254,10 +257,15 @@ pub(crate) struct Lexer {
     tokens: Tokenizer,
     mode: Mode,
     pub schema: Schema,
+    /// The primary keys the dump declares after its data ([`LaterKeys`]): a table its `CREATE
+    /// TABLE` gives no key takes the first declared after it.
+    pub later_keys: LaterKeys,
     database: Option<String>,
     convert: bool,
     /// Lines before the current buffer.
     line: u64,
+    /// Bytes before the current buffer.
+    offset: u64,
     /// Values read so far.
     cells: u64,
     /// The number of the current row in its table.
@@ -287,9 +295,11 @@ impl Lexer {
             tokens: Tokenizer::new(dialect),
             mode: Mode::Idle,
             schema: Schema::default(),
+            later_keys: LaterKeys::default(),
             database: None,
             convert,
             line: 0,
+            offset: 0,
             cells: 0,
             ordinal: 0,
             key: Vec::new(),
@@ -364,6 +374,7 @@ impl Lexer {
             }
         }
         self.line += memchr::memchr_iter(b'\n', &buf[..consumed]).count() as u64;
+        self.offset += consumed as u64;
         Ok(consumed)
     }
 
@@ -620,7 +631,15 @@ impl Lexer {
                 self.text_literal(span, out);
             }
             let table = self.inherit(definition.table, &definition.parents);
-            self.schema.define(table);
+            let at = self.offset + tokens.first().map_or(0, |t| t.span.start) as u64;
+            let later_key = match table.primary_key.is_empty() {
+                true => self.later_keys.after(&table.name, at),
+                false => None,
+            };
+            let index = self.schema.define(table);
+            if let Some(key) = later_key {
+                self.schema.add_primary_key(index, key);
+            }
         } else if let Some(domain) = ddl::create_domain(buf, tokens, &context) {
             for span in domain.text_literals {
                 self.text_literal(span, out);
@@ -1424,7 +1443,15 @@ mod tests {
         input: &[u8],
         cuts: &[usize],
     ) -> Result<(Vec<Found>, Vec<Edited>, Lexer), LexError> {
-        let mut lexer = Lexer::new(dialect, convert);
+        lex_cut_with(Lexer::new(dialect, convert), input, cuts)
+    }
+
+    /// [`lex_cut`] with a lexer made ready beforehand.
+    fn lex_cut_with(
+        mut lexer: Lexer,
+        input: &[u8],
+        cuts: &[usize],
+    ) -> Result<(Vec<Found>, Vec<Edited>, Lexer), LexError> {
         let mut lexed = Lexed::default();
         let mut found: Vec<(u64, Found)> = Vec::new();
         let mut edits = Vec::new();
@@ -1915,6 +1942,44 @@ COPY public.t (id, name, note) FROM stdin;
                 lexer.schema.tables[0].primary_key.is_empty(),
                 "cut at {cut}"
             );
+        }
+    }
+
+    #[test]
+    fn keys_declared_after_the_data_name_its_rows_unless_the_table_declares_its_own() {
+        let pg = SqlDialect::PostgreSql;
+        let key = |table: &str, columns: &str| {
+            format!(
+                "--\n-- Name: {table} {table}_pkey; Type: CONSTRAINT; Schema: public; Owner: o\n\
+                 --\n\nALTER TABLE ONLY public.{table}\n    \
+                 ADD CONSTRAINT {table}_pkey PRIMARY KEY ({columns});\n\n"
+            )
+        };
+        // `own` declares a key of its own; `gone`'s later key names a column it lacks.
+        let full = format!(
+            "CREATE TABLE public.t (\n    id integer NOT NULL,\n    name text\n);\n\
+             CREATE TABLE public.own (\n    id integer PRIMARY KEY,\n    name text\n);\n\
+             CREATE TABLE public.gone (\n    id integer,\n    name text\n);\n\
+             COPY public.t (id, name) FROM stdin;\n7\tx\n\\.\n\
+             COPY public.own (id, name) FROM stdin;\n8\ty\n\\.\n\
+             COPY public.gone (id, name) FROM stdin;\n9\tz\n\\.\n\
+             {}{}{}",
+            key("t", "id"),
+            key("own", "name"),
+            key("gone", "nowhere")
+        );
+        let expected = [
+            found("public.t.name", "1:7", "x"),
+            found("public.own.name", "1:8", "y"),
+            found("public.gone.name", "1:", "z"),
+        ];
+        for cut in 0..=full.len() {
+            let mut lexer = Lexer::new(pg, false);
+            lexer.later_keys = LaterKeys::in_window(full.as_bytes(), 0);
+            let Ok((values, _, _)) = lex_cut_with(lexer, full.as_bytes(), &[cut]) else {
+                panic!("lexes with a cut at {cut}");
+            };
+            assert_eq!(values, expected, "cut at {cut}");
         }
     }
 

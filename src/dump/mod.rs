@@ -28,6 +28,9 @@
 //!   audit log ([`DumpAudit`]) every change with the table, column and row it lies in.
 //! - [`report`]: the per-table, per-column view of `scan` (text and JSON), and [`RowId`], the
 //!   way both `scan` and the audit log name a row.
+//! - `later_keys.rs`: a look at the end of a full `pg_dump` file, before it is lexed, for the
+//!   primary keys it declares only after its data, so that `scan` and the audit log name its
+//!   rows by key too (a `fix` without audit log names none, and does not look).
 //!
 //! A dump is recognised from its header (`-- MySQL dump`, `-- MariaDB dump`, `-- PostgreSQL
 //! database dump`) or forced with `--format sql`; what the lexer does not understand is an
@@ -52,6 +55,7 @@
 
 pub(crate) mod ddl;
 mod definitions;
+mod later_keys;
 mod lexer;
 pub mod report;
 mod schema;
@@ -295,23 +299,29 @@ fn lex_error(path: &Path, error: LexError, read_for: ReadFor) -> Error {
 }
 
 /// The lexer of the dump `input`, read with `options`: it starts with the tables of the dumps
-/// of its schema, if any.
-fn lexer_for(input: &Input, options: &DumpOptions) -> Result<Lexer, Error> {
+/// of its schema, if any, and, when its rows are to be named (`names_rows`), with the primary
+/// keys that a full `pg_dump` declares only after its data ([`later_keys`]).
+fn lexer_for(input: &Input, options: &DumpOptions, names_rows: bool) -> Result<Lexer, Error> {
     let mut lexer = Lexer::new(options.dialect, options.convert_charset.is_some());
     if let Some(definitions) = &options.schema {
         lexer.schema = definitions.lend_to(input, options.dialect)?;
+    }
+    if names_rows {
+        lexer.later_keys = later_keys::later_keys(input, options.dialect)?;
     }
     Ok(lexer)
 }
 
 /// Reads the dump and lexes it, buffer by buffer, sending each to `scan`; returns the lexer,
-/// with the schema it read.
+/// with the schema it read. With `names_rows`, its rows are named by key wherever it can tell
+/// ([`lexer_for`]).
 #[allow(clippy::too_many_arguments)]
 fn read_and_lex(
     scanner: &Scanner,
     input: &Input,
     options: &DumpOptions,
     engine: &EngineOptions,
+    names_rows: bool,
     send: mpsc::SyncSender<LexedBuffer>,
     recycle: mpsc::Receiver<LexedBuffer>,
     head: &mut Vec<u8>,
@@ -322,7 +332,8 @@ fn read_and_lex(
     let read_for = ReadFor::Data {
         with_schema: options.schema.is_some(),
     };
-    let mut lexing = BlockLexer::new(lexer_for(input, options)?);
+    let lexer = lexer_for(input, options, names_rows)?;
+    let mut lexing = BlockLexer::new(lexer);
     // Tables of the schema already sent.
     let mut tables_sent = 0;
     let mut step = |block: &[u8], base: u64, last: bool| -> Result<(), Error> {
@@ -377,6 +388,11 @@ fn process<W: Write>(
     head_limit: usize,
 ) -> Result<(DumpReport, Vec<u8>), Error> {
     let out_path = repair.as_ref().map_or(Path::new("-"), |r| r.path);
+    // Rows are named in a scan's report (its example rows) and in the audit log's records.
+    // A fix without a log writes no name: the key of a row changes no byte it writes, so it
+    // pays for no look for keys ahead of the data (its summary, which shows an example row,
+    // may name it by number).
+    let names_rows = repair.as_ref().is_none_or(|r| r.audit.is_some());
     let (mut out, mut audit) = match repair {
         Some(Repair { out, audit, .. }) => (Some(out), audit),
         None => (None, None),
@@ -414,6 +430,7 @@ fn process<W: Write>(
                 input,
                 options,
                 engine,
+                names_rows,
                 send,
                 recycle,
                 head_out,

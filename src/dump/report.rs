@@ -30,7 +30,7 @@ pub struct ColumnReport {
     /// What the runs inside the column's values hold, as `scan` counts a file.
     pub counts: Counts,
     /// The first row with double-encoded text: `id=42` (its primary key), or `row 17` (its
-    /// number in the table's data, from 1) when the table declares no key.
+    /// number in the table's data, from 1) when the table's key is not known (see [`RowId`]).
     pub example_row: Option<String>,
 }
 
@@ -62,8 +62,10 @@ pub struct DumpReport {
     pub charset_edits: u64,
 }
 
-/// Which row of a table a value belongs to: its primary key where the `CREATE TABLE` declares
-/// one, its number in the table's data otherwise. `scan` shows it as an example row (`id=42`,
+/// Which row of a table a value belongs to: its primary key where the key is known as the
+/// table's data is read (the `CREATE TABLE` declares it, or an `ALTER TABLE` before the data,
+/// or a `--schema` dump; or the `ALTER TABLE` after the data of a full `pg_dump` read from a
+/// file, found ahead of it), its number in the table's data otherwise. `scan` shows it as an example row (`id=42`,
 /// `a=1, b=x`, `row 17`) and the audit log records it for every change in a dump
 /// (`{"id":"42"}`, `17`), so that both name a row the same way.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,8 +73,9 @@ pub enum RowId {
     /// The key's columns and their values as the dump writes them (escapes kept), in the
     /// key's order.
     Key(Vec<(String, String)>),
-    /// The row's number in its table's data, from 1: the table declares no primary key, or
-    /// the key was not read with the value (it lies after it, beyond the buffer being read).
+    /// The row's number in its table's data, from 1: the table's primary key is not known
+    /// (none is declared, or a full `pg_dump`'s comes through a pipe, after the data), or the
+    /// key was not read with the value (it lies after it, beyond the buffer being read).
     Ordinal(u64),
 }
 

@@ -1,6 +1,7 @@
 //! The tables a dump defines: their columns, what kind of data each holds, and their primary
 //! keys, as its `CREATE TABLE` statements say (or, for a key, an `ALTER TABLE ... ADD PRIMARY
-//! KEY` before the table's data), and the PostgreSQL types that columns are declared with.
+//! KEY` before the table's data, or one that a full `pg_dump` declares after it, found ahead
+//! of the data by `later_keys.rs`), and the PostgreSQL types that columns are declared with.
 //!
 //! Only the kind of a column decides whether its values may be repaired: text columns are
 //! repaired, binary ones (`BLOB`, `VARBINARY`, `bytea`, a `CHARACTER SET binary` string) never,
@@ -49,7 +50,7 @@ pub struct Table {
     pub name: String,
     pub columns: Vec<Column>,
     /// Indexes into `columns` of the primary key, if the `CREATE TABLE` (or an `ALTER TABLE`
-    /// before the table's data) declares one.
+    /// before the table's data, or, in a full `pg_dump`, after it) declares one.
     pub primary_key: Vec<usize>,
     /// Rows read so far.
     pub rows: u64,
@@ -150,8 +151,9 @@ impl Schema {
     /// Makes `key` (column names) the primary key of the table at `index`, as an `ALTER TABLE
     /// ... ADD PRIMARY KEY` declares it, if no row of the table has been read yet: rows already
     /// read were named by number, and a key learned after them would name none of them (in a
-    /// full `pg_dump` it comes after all the data: naming those rows would take a second pass).
-    /// A key naming a column the table lacks is not taken.
+    /// full `pg_dump` it comes after all the data: the lexer learns it ahead, from a look over
+    /// the dump for such statements, `later_keys.rs`, and adds it here when the table is
+    /// defined). A key naming a column the table lacks is not taken.
     pub fn add_primary_key(&mut self, index: usize, key: &[String]) {
         let Some(table) = self.tables.get_mut(index) else {
             return;
