@@ -129,7 +129,8 @@ ddl_query="WITH ddl (what, text) AS (
     UNION ALL SELECT 'check', pg_get_constraintdef(oid) FROM pg_constraint
         WHERE conname = 'notes_st_check' AND conrelid = 'public.\"Notes\"'::regclass
     UNION ALL SELECT 'not valid check', pg_get_constraintdef(oid) FROM pg_constraint
-        WHERE conname = 'notes_st_later' AND conrelid = 'public.\"Notes\"'::regclass)
+        WHERE conname = 'notes_st_later' AND conrelid = 'public.\"Notes\"'::regclass
+    UNION ALL SELECT 'partial index', pg_get_indexdef('public.notes_st_first'::regclass))
     SELECT what, encode(convert_to(text, 'UTF8'), 'hex') FROM ddl"
 "${psql[@]}" -d src -A -t -F $'\t' -c "$ddl_query" >"$work/src.ddl.tsv"
 for variant in copy inserts; do

@@ -43,7 +43,8 @@ Cell classes (columns v varchar, t text, "Note" text of the table "Notes"):
              STATUSES in the rows sent that way (garbled as the constraint's literals are, so
              that the repaired dump loads only if they are repaired with them), and the loaded
              constraints' definitions: that one (pg_dump writes it in the CREATE TABLE) and one
-             added NOT VALID (pg_dump writes it as ALTER TABLE ... ADD CONSTRAINT after the data)
+             added NOT VALID (pg_dump writes it as ALTER TABLE ... ADD CONSTRAINT after the data),
+             and the predicate of a partial index created through LATIN1 (after the data too)
   load       the repaired dump loads without an error
 """
 import json
@@ -111,6 +112,9 @@ def generate(out: Path, source: Path, lookalikes_file: Path):
         f'ALTER TABLE "Notes" ADD CONSTRAINT notes_st_later CHECK (st <> {sql_string(RETIRED)}) '
         "NOT VALID;",
         f'ALTER TABLE "Later" ALTER COLUMN st SET DEFAULT {sql_string(STATUSES[2])};',
+        # A partial index (pg_dump writes it after the data): left garbled, its predicate would
+        # no longer cover the repaired rows, and nothing would say so.
+        f'CREATE INDEX notes_st_first ON "Notes" (id) WHERE st = {sql_string(STATUSES[0])};',
     ]
     utf8_sql = ["SET client_encoding = 'UTF8';"]
     expected = {"rows": {}, "ddl": {}}
@@ -208,7 +212,11 @@ def check(out: Path, variants) -> int:
     # The procedure's definition as the source database gives it back.
     wanted_ddl = {**expected["ddl"], "procedure": read_ddl(out / "src.ddl.tsv")["procedure"]}
     # The checks' literals (PostgreSQL gives a reloaded check back rewritten, casts moved).
-    wanted_checks = {"check": [*STATUSES, CORRECT_STATUS], "not valid check": [RETIRED]}
+    wanted_checks = {
+        "check": [*STATUSES, CORRECT_STATUS],
+        "not valid check": [RETIRED],
+        "partial index": [STATUSES[0]],
+    }
     damaged = sum(1 for cell in rows.values() if cell["class"] in ("double", "triple"))
     reports = []
     for variant in variants:

@@ -107,7 +107,9 @@ fn mariadb_checks_on_text_columns_are_repaired_with_the_values() {
 /// What `pg_dump -E UTF8` writes for a LATIN1 database a LATIN1 client filled with UTF-8 (every
 /// byte stored as the ISO-8859-1 character of the same number): a check on the text column, one
 /// on the number alone, one on text and bytes; a child table whose inherited column has a
-/// default of its own; a check added `NOT VALID` after the data.
+/// default of its own; a check added `NOT VALID` after the data; a partial index on the text
+/// column (whose predicate, left garbled, would no longer cover the repaired rows) and one on
+/// the number alone.
 const PG_DUMP: &str = r#"--
 -- PostgreSQL database dump
 --
@@ -158,6 +160,10 @@ ALTER TABLE ONLY public."Notes"
 
 ALTER TABLE public."Notes"
     ADD CONSTRAINT notes_st_later CHECK (((st)::text <> 'remboursé'::text)) NOT VALID;
+
+CREATE UNIQUE INDEX notes_paid ON public."Notes" USING btree (id) WHERE ((st)::text = 'payé'::text);
+
+CREATE INDEX notes_counted ON public."Notes" USING btree (n) WHERE ((n)::text <> 'café'::text);
 
 --
 -- PostgreSQL database dump complete

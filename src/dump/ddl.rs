@@ -1,7 +1,8 @@
 //! Statements read whole, from their tokens: `CREATE TABLE` (columns, their kinds, the primary
 //! key, the character set declarations `--convert-charset` rewrites, the string literals that
 //! are text: of comments, of text columns' defaults, of checks on text columns), PostgreSQL's
-//! `CREATE TYPE` and `CREATE DOMAIN` (what the columns declared with them hold), `ALTER TABLE`
+//! `CREATE TYPE` and `CREATE DOMAIN` (what the columns declared with them hold) and `CREATE
+//! INDEX` (the text literals of a partial index's predicate), `ALTER TABLE`
 //! (a primary key it adds, and the text literals of a check it adds or a default it sets),
 //! `CREATE DATABASE` and MySQL's `ALTER DATABASE` (the default character set or encoding, for
 //! `--convert-charset`), the heads of `INSERT` and `COPY` (which table, which columns), `SET`
@@ -712,10 +713,7 @@ pub(crate) fn alter_table(
         at += 1;
     }
     let table = table_key(&parts, context.database);
-    let columns = tables
-        .find(&table)
-        .and_then(|index| tables.tables.get(index))
-        .map_or(&[][..], |t| t.columns.as_slice());
+    let columns = columns_of(tables, &table);
     let mut alteration = Alteration {
         table,
         primary_key: None,
@@ -741,6 +739,63 @@ pub(crate) fn alter_table(
         at = end + 1;
     }
     Some(alteration)
+}
+
+/// The columns of `table` (as [`table_key`] names it) among `tables`; none for a table it does
+/// not hold.
+fn columns_of<'s>(tables: &'s Schema, table: &str) -> &'s [Column] {
+    tables
+        .find(table)
+        .and_then(|index| tables.tables.get(index))
+        .map_or(&[][..], |t| t.columns.as_slice())
+}
+
+/// The text literals of a PostgreSQL partial index, `CREATE [UNIQUE] INDEX [CONCURRENTLY] [[IF
+/// NOT EXISTS] name] ON [ONLY] t ... WHERE (predicate)` (its tokens, without the delimiter),
+/// what `pg_dump` writes after the data; `None` for any other statement. The predicate is read
+/// by the rule of a check ([`check_text_literals`]), the table's columns as `tables` holds
+/// them: created through the same wrong connection as the data, `WHERE ((status)::text =
+/// 'payÃ©'::text)` left garbled would no longer cover the repaired rows (a unique index that
+/// no longer holds them unique, a query plan that no longer uses it), without an error to say
+/// so.
+pub(crate) fn create_index(
+    buf: &[u8],
+    tokens: &[Token],
+    context: &Context,
+    tables: &Schema,
+) -> Option<Vec<Range<usize>>> {
+    let mut i = created_object(buf, tokens)?;
+    if tokens[i].is(buf, "UNIQUE") {
+        i += 1;
+    }
+    if !tokens.get(i)?.is(buf, "INDEX") {
+        return None;
+    }
+    let on = (i..tokens.len()).find(|&j| tokens[j].is(buf, "ON"))?;
+    let mut at = on + 1;
+    if tokens.get(at).is_some_and(|t| t.is(buf, "ONLY")) {
+        at += 1;
+    }
+    let (parts, after) = qualified_name(buf, tokens, at);
+    let columns = columns_of(tables, &table_key(&parts, context.database));
+    // The `WHERE` outside the parentheses of the indexed columns and their options.
+    let mut depth = 0usize;
+    let mut predicate = None;
+    for (j, token) in tokens.iter().enumerate().skip(after) {
+        if token.is_punct(b'(') {
+            depth += 1;
+        } else if token.is_punct(b')') {
+            depth = depth.saturating_sub(1);
+        } else if depth == 0 && token.is(buf, "WHERE") {
+            predicate = Some(j);
+            break;
+        }
+    }
+    let mut literals = Vec::new();
+    if let Some(predicate) = predicate {
+        check_text_literals(buf, tokens, predicate, columns, context, &mut literals);
+    }
+    Some(literals)
 }
 
 /// The columns of the primary key a constraint declares (what follows the `ADD` of an `ALTER
@@ -1603,6 +1658,38 @@ mod tests {
             texts(PG_CHECKS, &definition.text_literals),
             ["payÃ©", "annulÃ©", "cafÃ©"]
         );
+    }
+
+    #[test]
+    fn partial_index_predicates_on_text_columns_hold_text_literals() {
+        let types = pg_types();
+        let (_, schema) = pg_checks_schema(&types);
+        let literals = |sql: &str| {
+            let tokens = tokens_of(SqlDialect::PostgreSql, sql);
+            let context = Context {
+                types: &types,
+                ..context(SqlDialect::PostgreSql, None)
+            };
+            create_index(sql.as_bytes(), &tokens, &context, &schema)
+                .map(|spans| texts(sql, &spans).join("|"))
+        };
+        // What pg_dump writes for a partial index, unique or not, named or not, on ONLY.
+        let unique = "CREATE UNIQUE INDEX orders_paid ON public.orders USING btree (id) WHERE \
+                      ((status)::text = 'payÃ©'::text)";
+        assert_eq!(literals(unique).as_deref(), Some("payÃ©"));
+        let only = "CREATE INDEX ON ONLY public.orders USING btree (status) WHERE \
+                    ((status)::text <> ANY (ARRAY['annulÃ©'::text, 'x'::text]))";
+        assert_eq!(literals(only).as_deref(), Some("annulÃ©|x"));
+        for alone in [
+            // A predicate on a number alone; no predicate (an expression's literal is code);
+            // a table the dump does not define.
+            "CREATE INDEX o_n ON public.orders USING btree (n) WHERE ((n)::text <> 'Ã©'::text)",
+            "CREATE INDEX o_l ON public.orders USING btree (COALESCE(status, 'Ã©'::text))",
+            "CREATE INDEX g ON public.gone USING btree (status) WHERE (status <> 'Ã©'::text)",
+        ] {
+            assert_eq!(literals(alone).as_deref(), Some(""), "{alone}");
+        }
+        assert_eq!(literals("CREATE TABLE public.t (a text)"), None);
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! columns are, to which table, column and row each belongs, and which bytes of the DDL
 //! `--convert-charset` rewrites.
 //!
-//! Statements are read three ways. `CREATE TABLE`, PostgreSQL's `CREATE TYPE` and `CREATE
-//! DOMAIN`, `CREATE DATABASE`, `ALTER TABLE` (for a primary key added after the table, and the
+//! Statements are read three ways. `CREATE TABLE`, PostgreSQL's `CREATE TYPE`, `CREATE
+//! DOMAIN` and `CREATE INDEX` (for the text literals of a partial index), `CREATE DATABASE`, `ALTER TABLE` (for a primary key added after the table, and the
 //! text literals of a check or a default), MySQL's `ALTER DATABASE`, `SET`, `USE`, `COPY` heads
 //! and `COMMENT ON` are read whole, from their tokens ([`super::ddl`]): they are small, and a
 //! buffer that ends inside one is cut before it, so that it is read again whole with the next
@@ -558,7 +558,10 @@ impl Lexer {
             let whole = ["TABLE", "DATABASE", "SCHEMA"]
                 .iter()
                 .any(|o| object.is(buf, o))
-                || (postgresql && (object.is(buf, "TYPE") || object.is(buf, "DOMAIN")));
+                || (postgresql
+                    && ["TYPE", "DOMAIN", "INDEX", "UNIQUE"]
+                        .iter()
+                        .any(|o| object.is(buf, o)));
             return whole.then_some(Class::Whole);
         }
         if first.is(buf, "ALTER") {
@@ -621,7 +624,7 @@ impl Lexer {
         }
     }
 
-    /// A `CREATE` read whole: a table, a PostgreSQL type or domain, a database.
+    /// A `CREATE` read whole: a table, a PostgreSQL type, domain or index, a database.
     fn create_statement(&mut self, buf: &[u8], tokens: &[Token], out: &mut Lexed) {
         let dialect = self.tokens.dialect;
         let context = self.context();
@@ -645,6 +648,10 @@ impl Lexer {
                 self.text_literal(span, out);
             }
             self.schema.types.define(domain.name, domain.kind);
+        } else if let Some(literals) = ddl::create_index(buf, tokens, &context, &self.schema) {
+            for span in literals {
+                self.text_literal(span, out);
+            }
         } else if let Some(created) = ddl::create_type(buf, tokens, &context) {
             match created.attributes {
                 Some(attributes) => self.schema.types.define_composite(created.name, attributes),

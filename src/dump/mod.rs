@@ -15,8 +15,9 @@
 //! column (on a column, a table-level `CONSTRAINT c CHECK (...)`, or one added by `ALTER TABLE
 //! ... ADD CONSTRAINT`: left garbled, it would refuse the repaired rows), but not those that
 //! hold bytes (`_binary'...'`, `X'...'`, `'...'::bytea`) or name an enum's label
-//! (`'...'::public.mood`, left alone with the label); and a PostgreSQL domain over text's
-//! default and checks.
+//! (`'...'::public.mood`, left alone with the label); the predicate of a PostgreSQL partial
+//! index, by the same rule (left garbled, it would no longer cover the repaired rows); and a
+//! PostgreSQL domain over text's default and checks.
 //!
 //! - `lexer.rs`: walks the dump in order, block by block, keeping its state from one block to
 //!   the next (a `CREATE TABLE` over several lines, a `COPY` block, a value in a line of many
