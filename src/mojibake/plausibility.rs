@@ -248,6 +248,17 @@ const WORD_INTERNAL_PUNCTUATION: [char; 6] = ['\'', '’', 'ʼ', '-', '\u{ad}', 
 /// The apostrophes among them.
 const APOSTROPHES: [char; 3] = ['\'', '’', 'ʼ'];
 
+/// A symbol that shows: not a space of any width.
+fn is_visible_symbol(c: char) -> bool {
+    class_of(c) == CharClass::Symbol && !c.is_whitespace()
+}
+
+/// A visible symbol that correct text does not put between two letters of one word (as it does
+/// [`WORD_INTERNAL_PUNCTUATION`]).
+fn is_word_breaking_symbol(c: char) -> bool {
+    is_visible_symbol(c) && !WORD_INTERNAL_PUNCTUATION.contains(&c)
+}
+
 /// True when `c` is a letter (of any script).
 fn is_letter(c: Option<char>) -> bool {
     c.is_some_and(|c| script_of(c).is_some())
@@ -307,10 +318,7 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
         count += 1;
     }
     let continuations = &buffer[..count];
-    let visible_symbol = |c: &char| class_of(*c) == CharClass::Symbol && !c.is_whitespace();
-    let symbols_inside = continuations
-        .iter()
-        .all(|c| visible_symbol(c) && !WORD_INTERNAL_PUNCTUATION.contains(c));
+    let symbols_inside = continuations.iter().all(|&c| is_word_breaking_symbol(c));
     if class_of(repaired) == CharClass::Mark
         && run
             .before
@@ -322,11 +330,12 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
     // (`ì›”`, `â€¦`, `ï»¿`), or by punctuation and a letter glued to it (`è£œ`, `ð£š’`):
     // correct text piles punctuation up after a word only with a space in between (French
     // `é\u{a0}»`), and does not glue a letter to it.
-    let visible = |c: &char| visible_symbol(c) || (c.is_alphabetic() && !c.is_whitespace());
     if lead.is_lowercase()
         && continuations.len() >= 2
-        && continuations.iter().all(visible)
-        && continuations.iter().any(visible_symbol)
+        && continuations
+            .iter()
+            .all(|&c| is_visible_symbol(c) || c.is_alphabetic())
+        && continuations.iter().any(|&c| is_visible_symbol(c))
     {
         return Verdict::Certain(Evidence::PunctuationPileUp);
     }
@@ -400,12 +409,7 @@ fn written_letter_breaking_word(run: &RunView<'_>) -> Option<WordBreak> {
         return None;
     }
     let last = run.garbled().last().and_then(|g| g.chars().last());
-    let glued = last.is_some_and(|c| {
-        class_of(c) == CharClass::Symbol
-            && !c.is_whitespace()
-            && !WORD_INTERNAL_PUNCTUATION.contains(&c)
-    });
-    if glued && is_letter(run.after) {
+    if last.is_some_and(is_word_breaking_symbol) && is_letter(run.after) {
         return Some(WordBreak::GluedToNextLetter);
     }
     let lead = run.garbled().next().and_then(|g| g.chars().next());
