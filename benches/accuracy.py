@@ -227,20 +227,14 @@ def build_cases(rng, sources, per_class):
         cases.append(dict({"class": cls, "input": text, "expected": expected,
                            "origin": origin, "detail": detail}, **extra))
 
-    # clean
-    drawer = Drawer(rng, sources.pools)
-    for _ in range(per_class):
-        got = drawer.draw()
-        if not got:
-            break
-        add("clean", got[1], got[1], got[0])
-
-    near = Drawer(rng, sources.near)
-    for _ in range(per_class):
-        got = near.draw()
-        if not got:
-            break
-        add("clean-near", got[1], got[1], got[0])
+    # clean, and clean near misses
+    for cls, pools in (("clean", sources.pools), ("clean-near", sources.near)):
+        drawer = Drawer(rng, pools)
+        for _ in range(per_class):
+            got = drawer.draw()
+            if not got:
+                break
+            add(cls, got[1], got[1], got[0])
 
     # double, one reading
     def distinct_latin1(line):
