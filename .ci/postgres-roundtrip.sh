@@ -137,8 +137,8 @@ for variant in copy inserts; do
     "$undouble" scan --json "$work/$variant.dump.sql" >"$work/$variant.scan.json" || [[ $? -eq 1 ]]
     status=0
     "$undouble" fix -q "$work/$variant.dump.sql" -o "$work/$variant.fixed.sql" || status=$?
-    if [[ $status -ne 1 ]]; then
-        echo "undouble fix of the $variant dump exited with $status (1 expected: something repaired)" >&2
+    if [[ $status -ne 0 ]]; then
+        echo "undouble fix of the $variant dump exited with $status (0 expected: repaired)" >&2
         exit 2
     fi
     "${psql[@]}" -d postgres -c \

@@ -1,4 +1,4 @@
-//! The peer test suites in `../shared/testsuites` (see its README), run against the charset
+//! The peer test suites in `tests/data/peers` (see its README), run against the charset
 //! module. They measure; nothing here names a suite's strings.
 //!
 //! - `html-encoding-perl`: HTML::Encoding 0.61's own 42 raw HTTP responses, through
@@ -19,7 +19,7 @@ use undouble::charset::{
 };
 
 fn suites_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testsuites")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/peers")
 }
 
 fn read(relative: &str) -> Vec<u8> {

@@ -80,7 +80,7 @@ fn a_dump_of_many_blocks_is_read_alike_whatever_the_threads() {
             "-o",
             path_str(&out),
         ]);
-        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         assert!(
             std::fs::read(&out).expect("output") == expected,
             "-j {threads}"
@@ -115,6 +115,6 @@ fn a_dump_of_many_blocks_is_read_alike_whatever_the_threads() {
         "-o",
         path_str(&audited),
     ]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(std::fs::read(&audited).expect("output") == expected);
 }

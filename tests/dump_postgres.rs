@@ -182,7 +182,7 @@ fn dumps() -> [(&'static str, String, Escape); 2] {
 fn only_text_values_a_default_and_a_comment_are_repaired() {
     for (name, dump, escape) in dumps() {
         let output = run_with_stdin(&["fix", "-q"], dump.as_bytes());
-        assert_eq!(output.status.code(), Some(1), "{name}: {}", stderr(&output));
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
         let fixed = String::from_utf8_lossy(&output.stdout);
         assert_eq!(fixed, repaired(&dump, escape), "{name}");
         // The look-alikes of the routine bodies are still there.
@@ -242,7 +242,7 @@ fn scan_reports_the_damaged_columns_of_a_pg_dump() {
 fn a_plain_text_fix_would_reach_into_the_routine_bodies() {
     // What dump mode prevents: read as text, the look-alikes in code are "repaired" too.
     let output = run_with_stdin(&["fix", "-q", "--format", "text"], copy_dump().as_bytes());
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let fixed = String::from_utf8_lossy(&output.stdout);
     assert!(fixed.contains("VALUES (0, 'café'::character varying);"));
 }
@@ -369,7 +369,7 @@ fn types_dump(template: &str, repaired: bool) -> String {
 fn domains_over_text_and_typed_tables_are_repaired() {
     let dump = types_dump(TYPES_DUMP, false);
     let output = run_with_stdin(&["fix", "-q"], dump.as_bytes());
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         types_dump(TYPES_DUMP, true)
@@ -475,7 +475,7 @@ fn a_typed_table_dumped_alone_takes_its_columns_from_the_schema_dump() {
     // pg_dump --schema-only of the database creates the type: the table is read by it.
     let schema = write("schema.sql", types_dump(TYPES_DUMP, false));
     let output = run(&["fix", "-q", "--schema", path_str(&schema), path_str(&alone)]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         types_dump(TYPED_TABLE_ALONE, true)

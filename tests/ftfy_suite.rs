@@ -1,4 +1,4 @@
-//! Measures the repair against ftfy's own test cases (`../shared/testsuites/ftfy/cases.jsonl`,
+//! Measures the repair against ftfy's own test cases (`tests/data/peers/ftfy/cases.jsonl`,
 //! Apache-2.0, Copyright Robyn Speer; see that folder's README), without special-casing any.
 //!
 //! Our scope is UTF-8 read through ISO-8859-1 or Windows-1252, any number of times. A case is
@@ -21,8 +21,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testsuites/ftfy/cases.jsonl");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/peers/ftfy/cases.jsonl");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("the peer suite must be present at {}: {e}", path.display()));
     text.lines()

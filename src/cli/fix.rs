@@ -6,8 +6,12 @@
 //! file is legacy): a file that is not UTF-8 has
 //! nothing to repair, so it is skipped and named with the encoding it seems to be in, or, with
 //! `--transcode`, converted to UTF-8 through the same destinations and atomic writes as a
-//! repair. A skipped legacy file is no error (like a skipped binary file): it leaves the exit
-//! status alone; a transcoded file counts as a change (status 1, as a repair does).
+//! repair.
+//!
+//! The exit status is that of `sed` and `iconv`, so that `set -e` scripts and pipelines can use
+//! it: 0 when every input was repaired (or needed nothing), whether or not anything changed; 1
+//! when some input was skipped (binary, or legacy without `--transcode`) and so passed on
+//! unchanged instead of being processed as asked; 2 on an error, which wins.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -172,7 +176,6 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
                         charsets_in_schema_dump: out_of_reach,
                     } = *repaired;
                     charsets_in_schema_dump |= out_of_reach;
-                    outcome.found |= counts.double_encoded > 0;
                     files += 1;
                     rewritten += u64::from(written == Written::Replaced && !args.dry_run);
                     let what = match (args.dry_run, written) {
@@ -189,7 +192,6 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
                     total.merge(counts);
                 }
                 Fixed::Transcoded(done, written, more) => {
-                    outcome.found = true;
                     files += 1;
                     transcoded += 1;
                     rewritten += u64::from(written == Written::Replaced && !args.dry_run);
@@ -199,12 +201,14 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
                 }
                 Fixed::SkippedBinary => {
                     skipped += 1;
+                    outcome.found = true;
                     if !args.selection.quiet {
                         eprintln!("{name}: skipped (looks binary; --binary repairs it)");
                     }
                 }
                 Fixed::SkippedLegacy(legacy) => {
                     skipped += 1;
+                    outcome.found = true;
                     if !args.selection.quiet {
                         let hint = legacy
                             .source_encoding(None)

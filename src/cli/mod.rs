@@ -1,8 +1,9 @@
 //! The command line: argument parsing (`clap`) and one module per command, each a thin layer
 //! over the library that maps outcomes to exit codes.
 //!
-//! Exit codes follow grep: 0 nothing found, 1 double encoding found (or, for `fix`, repaired),
-//! 2 an error (which wins over 1).
+//! Exit codes: `scan`, `explain` and `detect` follow grep (0 nothing found, 1 found, 2 an
+//! error, which wins over 1); `fix` follows `sed` and `iconv` (0 done, whether or not anything
+//! was repaired; 1 some input skipped and passed on unchanged; 2 an error).
 
 mod detect;
 mod explain;
