@@ -59,6 +59,13 @@ impl fmt::Display for Error {
     }
 }
 
+impl Error {
+    /// True for a write into a pipe whose reader has gone (`undouble fix big | head`).
+    pub fn is_closed_output(&self) -> bool {
+        matches!(self, Error::Write { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {

@@ -165,11 +165,18 @@ fn awkward_bytes_are_kept_and_reported() {
     expected.extend("é".as_bytes());
     expected.extend(b" \xe2\x82\r\nend \xc3\x83");
 
+    // The NUL makes it look binary, on standard input as in a file: passed on unchanged,
+    // and the status says it was skipped.
     let output = run_with_stdin(&["fix"], &input);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.stdout, input);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("-: skipped (looks binary"));
+
+    let output = run_with_stdin(&["fix", "--binary"], &input);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(output.stdout, expected);
 
-    let output = run_with_stdin(&["scan", "--json"], &input);
+    let output = run_with_stdin(&["scan", "--json", "--binary"], &input);
     assert_eq!(output.status.code(), Some(1));
     let records = json_lines(&output);
     assert_eq!(records[0]["path"], "-");

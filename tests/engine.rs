@@ -132,8 +132,9 @@ fn trees_are_walked_in_order_and_mirrored() {
             == std::fs::read(corpus("clean-multilingual.txt")).expect("clean")
     );
     assert!(
-        !mirror.join("image.bin").exists(),
-        "binary files are skipped"
+        std::fs::read(mirror.join("image.bin")).expect("copied")
+            == std::fs::read(tree.join("image.bin")).expect("source"),
+        "binary files are skipped, and copied unchanged into the mirror"
     );
     assert!(!mirror.join(".hidden").exists(), "hidden files are skipped");
     // The sources are untouched.

@@ -106,7 +106,12 @@ fn a_utf16le_file_with_a_bom_becomes_utf8_without_one() {
 
     let output = run(&["fix", path_str(&legacy), "-o", path_str(&out)]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(!out.exists(), "a skipped file is not written");
+    assert_eq!(
+        read(&out),
+        original,
+        "a skipped file is passed on unchanged"
+    );
+    std::fs::remove_file(&out).expect("removed");
     assert!(
         stderr(&output).contains("not UTF-8 (UTF-16LE by its byte order mark)"),
         "{}",
@@ -283,7 +288,13 @@ fn a_mixed_directory_is_repaired_and_transcoded_in_one_run() {
     let output = run(&["fix", path_str(&tree), "--output-dir", path_str(&plain)]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert_eq!(read(&plain.join("dump.txt")), "café “ok”\n".as_bytes());
-    assert!(!plain.join("sub/legacy.txt").exists() && !plain.join("wide.txt").exists());
+    for skipped in ["sub/legacy.txt", "wide.txt"] {
+        assert_eq!(
+            read(&plain.join(skipped)),
+            read(&tree.join(skipped)),
+            "{skipped} is copied into the mirror unchanged"
+        );
+    }
     assert!(
         stderr(&output).contains("total (1 files, 1 written, 2 skipped)"),
         "{}",
@@ -306,37 +317,45 @@ fn transcode_writes_to_standard_output() {
 }
 
 #[test]
-fn transcode_is_refused_with_audit_and_on_standard_input() {
+fn transcode_is_refused_with_audit_and_works_on_standard_input() {
     let output = run(&["fix", "--transcode", "--audit", "log.jsonl", "x"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("--audit"), "{}", stderr(&output));
 
-    let output = run_with_stdin(&["fix", "--transcode"], b"caf\xE9\n");
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("--transcode needs regular files"));
-    assert!(output.stdout.is_empty());
+    // Standard input is judged from the head it keeps, then read once: converted like a file.
+    let original = encode(encoding_rs::WINDOWS_1252, &FRENCH.repeat(3));
+    let output = run_with_stdin(&["fix", "--transcode", "-q"], &original);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(output.stdout, FRENCH.repeat(3).as_bytes());
 }
 
-/// A file that turns out to be Windows-1252 only after 20 MB of UTF-8 (mostly ASCII, with a
-/// double-encoded word per megabyte): `fix` into a file finds out while repairing it, so what
-/// it had written is dropped, and the verdict is the one a first pass would have given.
+/// The rule reads the head of an input (its first block), so that a file and a stream are
+/// judged alike before anything is written. Windows-1252 text 1 MB into a file is in the head:
+/// the file is legacy for every destination and every way of reading it, passed on unchanged.
+/// The same text 20 MB in, after UTF-8 with a double-encoded word per megabyte, is beyond it:
+/// the file is mostly UTF-8, repaired, and its invalid bytes are kept as they are.
 #[test]
-fn legacy_text_found_late_leaves_no_partial_repair() {
+fn legacy_text_is_judged_in_the_head_alike_for_every_destination() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let megabyte = format!(
         "{}caf\u{C3}\u{A9}\n",
         "a plain line of text\n".repeat(50_000)
     );
-    let prefix = megabyte.repeat(20);
-    let mut original = prefix.clone().into_bytes();
-    original.extend(encode(encoding_rs::WINDOWS_1252, &FRENCH.repeat(50)));
-    let legacy = write(dir.path(), "late.txt", &original);
+    let legacy_tail = encode(encoding_rs::WINDOWS_1252, &FRENCH.repeat(50));
+    let with_prefix = |megabytes: usize| {
+        let prefix = megabyte.repeat(megabytes);
+        let mut bytes = prefix.clone().into_bytes();
+        bytes.extend(&legacy_tail);
+        (prefix, bytes)
+    };
+
+    let (prefix, original) = with_prefix(1);
+    let legacy = write(dir.path(), "early.txt", &original);
     let out = dir.path().join("out.txt");
     let expected_message = format!(
-        "late.txt: skipped: not UTF-8 (looks like windows-1252; first invalid byte at offset {})",
+        "early.txt: skipped: not UTF-8 (looks like windows-1252; first invalid byte at offset {})",
         prefix.len() + FRENCH.find('é').expect("an é")
     );
-
     for destination in [vec!["-o", path_str(&out)], vec!["--in-place"], vec![]] {
         let mut args = vec!["fix", path_str(&legacy)];
         args.extend(&destination);
@@ -352,14 +371,22 @@ fn legacy_text_found_late_leaves_no_partial_repair() {
             "{destination:?}: {}",
             stderr(&output)
         );
-        assert!(output.stdout.is_empty(), "{destination:?}: nothing written");
-        assert_eq!(
-            read(&legacy),
-            original,
-            "{destination:?}: the file is left alone"
+        assert_eq!(read(&legacy), original, "{destination:?}: left alone");
+        let passed_on = match destination.first() {
+            Some(&"-o") => read(&out),
+            Some(_) => read(&legacy),
+            None => output.stdout.clone(),
+        };
+        assert!(
+            passed_on == original,
+            "{destination:?}: passed on unchanged"
         );
-        assert_eq!(names_in(dir.path()), ["late.txt"], "{destination:?}");
+        let _ = std::fs::remove_file(&out);
+        assert_eq!(names_in(dir.path()), ["early.txt"], "{destination:?}");
     }
+    let piped = run_with_stdin(&["fix"], &original);
+    assert_eq!(piped.status.code(), Some(1), "{}", stderr(&piped));
+    assert!(piped.stdout == original, "standard input is judged alike");
 
     let output = run(&[
         "fix",
@@ -370,11 +397,19 @@ fn legacy_text_found_late_leaves_no_partial_repair() {
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let (decoded, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&original);
-    assert_eq!(
-        read(&out),
-        decoded.as_bytes(),
-        "converted whole, not repaired in part"
-    );
+    assert_eq!(read(&out), decoded.as_bytes(), "converted whole");
+    std::fs::remove_file(&out).expect("removed");
+
+    let (prefix, original) = with_prefix(20);
+    let late = write(dir.path(), "late.txt", &original);
+    let mut expected = prefix.replace("caf\u{C3}\u{A9}", "café").into_bytes();
+    expected.extend(&legacy_tail);
+    let output = run(&["fix", path_str(&late), "-o", path_str(&out)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(read(&out) == expected, "repaired, the invalid bytes kept");
+    let piped = run_with_stdin(&["fix"], &original);
+    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    assert!(piped.stdout == expected, "standard input is repaired alike");
 }
 
 /// Stray bytes 20 MB into a UTF-8 file do not stop its repair: the judgement made on the way

@@ -210,7 +210,7 @@ impl AuditLog {
 /// How a file read is named in the log: its absolute path, or `-` for standard input.
 fn logged_input(input: &Input) -> Result<LoggedPath, Error> {
     match input {
-        Input::Stdin => Ok(LoggedPath::new(Path::new("-"))),
+        Input::Stream(stream) => Ok(LoggedPath::new(&stream.name())),
         Input::File(path) => std::path::absolute(path)
             .map(|absolute| LoggedPath::new(&absolute))
             .map_err(|source| Error::Open {

@@ -61,7 +61,7 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
         ..PolicyOptions::default()
     };
     let inputs: Vec<Input> = if args.paths.is_empty() {
-        vec![Input::Stdin]
+        vec![Input::stdin()]
     } else {
         args.paths
             .iter()
@@ -107,7 +107,7 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
 fn read_document(input: &Input) -> Result<Vec<u8>, Error> {
     let path = input.display_path();
     match input {
-        Input::Stdin => read_bounded(io::stdin().lock(), &path, MAX_DOCUMENT_BYTES),
+        Input::Stream(stream) => read_bounded(stream.read_once()?, &path, MAX_DOCUMENT_BYTES),
         Input::File(path) => {
             let open_error = |source| Error::Open {
                 path: path.clone(),

@@ -1,5 +1,7 @@
 //! `undouble explain`: how one text was garbled, what the rule made of each run, the repair.
 
+use std::io::Write;
+
 use clap::Args;
 
 use super::{Detection, Outcome};
@@ -20,9 +22,14 @@ pub(crate) fn run(args: &ExplainArgs) -> Outcome {
         Err(error) => return Outcome::failed(&error),
     };
     let explanation = explain::explain(&scanner, args.text.join(" ").as_bytes());
-    print!("{explanation}");
-    Outcome {
+    let mut outcome = Outcome {
         found: explanation.repaired_chars() > 0,
-        errors: false,
+        ..Outcome::default()
+    };
+    let written = write!(std::io::stdout().lock(), "{explanation}");
+    if let Err(source) = written {
+        let path = "<stdout>".into();
+        outcome.stop_or_report(&crate::Error::Write { path, source });
     }
+    outcome
 }

@@ -27,7 +27,7 @@ use crate::Error;
 use crate::audit::{AuditLevel, AuditLog};
 use crate::charset::SqlDialect;
 use crate::dump::{self, ColumnKind, ColumnReport, Definitions, DumpOptions, Format};
-use crate::engine::transcode::{self, Head, Legacy, OnMalformed, TextKind, Transcoded};
+use crate::engine::transcode::{self, Legacy, OnMalformed, TextKind, Transcoded};
 use crate::engine::walk::Found;
 use crate::engine::{self, EngineOptions, Input, Written};
 use crate::mojibake::{Counts, Scanner};
@@ -101,6 +101,7 @@ fn legacy_encoding(label: &str) -> Result<&'static Encoding, String> {
 }
 
 /// Where one input's repair goes.
+#[derive(Clone)]
 enum Destination {
     Stdout,
     Path(PathBuf),
@@ -124,10 +125,17 @@ enum Fixed {
     Done(Box<Repaired>),
     /// Converted to UTF-8: what the conversion did, what became of the target, more to tell.
     Transcoded(Box<Transcoded>, Written, String),
-    SkippedBinary,
-    /// Not UTF-8, and no `--transcode`.
-    SkippedLegacy(Legacy),
+    /// Not repaired, and passed on unchanged: what became of the target.
+    Skipped(Skip, Written),
     Failed(Error),
+}
+
+/// Why an input was not repaired.
+enum Skip {
+    /// It looks binary, and `--binary` was not given.
+    Binary,
+    /// Not UTF-8, and no `--transcode`.
+    Legacy(Legacy),
 }
 
 pub(crate) fn run(args: &FixArgs) -> Outcome {
@@ -157,7 +165,7 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
     let mut total = Counts::default();
     let (mut files, mut rewritten, mut skipped, mut transcoded) = (0u64, 0u64, 0u64, 0u64);
     let mut charsets_in_schema_dump = false;
-    for window in prepared.found.chunks(FILE_WINDOW) {
+    'inputs: for window in prepared.found.chunks(FILE_WINDOW) {
         let fix = |found| fix_one(args, &scanner, &prepared, found, audit.as_ref());
         let results: Vec<Fixed> = prepared.pool.install(|| match audit {
             // The log is one stream, in input order: audited files go one after the other
@@ -199,24 +207,18 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
                         eprint!("{}{more}", transcoded_text(&name, &done, args.dry_run));
                     }
                 }
-                Fixed::SkippedBinary => {
+                Fixed::Skipped(skip, written) => {
+                    // Not processed as asked: the exit status says so, and the warning is
+                    // told even with -q, which silences summaries, not warnings.
                     skipped += 1;
                     outcome.found = true;
-                    if !args.selection.quiet {
-                        eprintln!("{name}: skipped (looks binary; --binary repairs it)");
+                    eprintln!("{}", skipped_text(&name, &skip, written, args.dry_run));
+                }
+                Fixed::Failed(error) => {
+                    if outcome.stop_or_report(&error) {
+                        break 'inputs;
                     }
                 }
-                Fixed::SkippedLegacy(legacy) => {
-                    skipped += 1;
-                    outcome.found = true;
-                    if !args.selection.quiet {
-                        let hint = legacy
-                            .source_encoding(None)
-                            .map_or_else(|why| why, |_| "--transcode converts it");
-                        eprintln!("{name}: skipped: not UTF-8 ({}); {hint}", legacy.describe());
-                    }
-                }
-                Fixed::Failed(error) => outcome.error(&error),
             }
         }
     }
@@ -286,9 +288,10 @@ fn destination(args: &FixArgs, found: &Found) -> Result<Destination, Error> {
     }
     match (&found.input, args.in_place) {
         (Input::File(path), true) => Ok(Destination::Path(path.clone())),
-        (Input::Stdin, true) => Err(Error::Usage(
-            "--in-place needs files, not standard input".into(),
-        )),
+        (Input::Stream(_), true) => Err(Error::Usage(format!(
+            "{}: --in-place needs files, not standard input or a pipe",
+            found.input.display_path().display()
+        ))),
         (_, false) => Ok(Destination::Stdout),
     }
 }
@@ -301,67 +304,104 @@ fn fix_one(
     audit: Option<&Mutex<AuditLog>>,
 ) -> Fixed {
     prepared.show(&found.input);
+    let input = &found.input;
     let destination = match destination(args, found) {
         Ok(destination) => destination,
         Err(error) => return Fixed::Failed(error),
     };
-    let dialect = match dump::dialect_of(&found.input, args.format) {
+    let dialect = match dump::dialect_of(input, args.format) {
         Ok(dialect) => dialect,
         Err(error) => return Fixed::Failed(error),
     };
-    let mut engine = prepared.engine.clone();
-    // A fix into a temporary file (or nowhere) judges the file's first invalid byte as it
-    // comes to it, and drops what it wrote when the file turns out to be legacy: one pass over
-    // a UTF-8 file instead of two. Standard output shows every byte as soon as it is written,
-    // and an audit log records changes as they are made, so those classify the file first;
-    // except a dump, whose binary values hold bytes, not text (`mariadb-dump` writes a blob's
-    // bytes as they are): only the text around them tells whether it is UTF-8, and only the
-    // dump's own pass, which lexes it, can tell the two apart. A dump that cannot be judged
-    // while it is fixed is repaired as UTF-8 (its text that is not is left as it is).
-    let judge_while_fixing = audit.is_none() && !matches!(destination, Destination::Stdout);
-    let kind = match (judge_while_fixing, dialect) {
-        (false, None) => transcode::classify(&found.input, scanner.readings(), &engine),
-        _ => transcode::classify_by_head(&found.input).map(|head| match head {
-            Head::Undecided(path) => {
-                if judge_while_fixing {
-                    engine.utf8_gate = Some(transcode::utf8_gate(path));
-                }
-                TextKind::Utf8
-            }
-            Head::Decided(kind) => kind,
-        }),
-    };
-    let legacy = |legacy| match args.transcode {
-        true => transcode_one(args, scanner, prepared, found, dialect, legacy),
-        false => Fixed::SkippedLegacy(legacy),
-    };
-    match kind {
-        Ok(TextKind::Binary) if prepared.skip_binary => return Fixed::SkippedBinary,
-        Ok(TextKind::Legacy(found_legacy)) => return legacy(found_legacy),
-        Ok(TextKind::Unexamined) if args.transcode => {
-            let message = "--transcode needs regular files: this input cannot be read twice, \
-                           to tell a legacy encoding from UTF-8 before converting it";
-            return Fixed::Failed(Error::Usage(format!(
-                "{}: {message}",
-                found.input.display_path().display()
-            )));
-        }
-        // A binary file (with --binary) is repaired as UTF-8, as before: it is no legacy text.
-        Ok(TextKind::Utf8 | TextKind::Binary | TextKind::Unexamined) => {}
-        Err(error) => return Fixed::Failed(error),
-    }
     let dump = dialect.map(|dialect| DumpOptions {
         dialect,
         convert_charset: args.convert_charset,
         schema: prepared.definitions.clone(),
     });
-    match repair_one(args, scanner, &engine, found, dump, destination, audit) {
-        Ok(repaired) => Fixed::Done(Box::new(repaired)),
-        Err(Error::NotUtf8 {
-            legacy: found_legacy,
-            ..
-        }) => legacy(found_legacy),
+    // Every input is judged from its head before any of it is written, for every destination
+    // and whether it is a file or a stream: what is skipped can then be passed on whole.
+    let kind = match &dump {
+        Some(options) => dump::classify(input, options),
+        None => transcode::classify(input),
+    };
+    let skip = |skip| match pass_on(scanner, prepared, input, destination.clone()) {
+        Ok(written) => Fixed::Skipped(skip, written),
         Err(error) => Fixed::Failed(error),
+    };
+    match kind {
+        Err(error) => return Fixed::Failed(error),
+        Ok(TextKind::Binary) if prepared.skip_binary => return skip(Skip::Binary),
+        Ok(TextKind::Legacy(legacy)) if args.transcode => {
+            return transcode_one(args, scanner, prepared, found, dialect, legacy);
+        }
+        Ok(TextKind::Legacy(legacy)) => return skip(Skip::Legacy(legacy)),
+        // A binary file (with --binary) is repaired as UTF-8: it is no legacy text.
+        Ok(TextKind::Utf8 | TextKind::Binary) => {}
+    }
+    match repair_one(
+        args,
+        scanner,
+        &prepared.engine,
+        found,
+        dump,
+        destination,
+        audit,
+    ) {
+        Ok(repaired) => Fixed::Done(Box::new(repaired)),
+        Err(error) => Fixed::Failed(error),
+    }
+}
+
+/// Passes a skipped input on unchanged, so that an output that was to hold it holds every
+/// byte of it: copied to standard output, or to its target file (atomically, as a repair is
+/// written); left as it is in place; nothing in a dry run.
+fn pass_on(
+    scanner: &Scanner,
+    prepared: &Prepared,
+    input: &Input,
+    destination: Destination,
+) -> Result<Written, Error> {
+    let copy = |out: &mut dyn Write, out_path: &Path| {
+        engine::copy_input(input, scanner.readings(), out, out_path, &prepared.engine)
+    };
+    match destination {
+        Destination::Nowhere => Ok(Written::Unchanged),
+        Destination::Stdout => {
+            let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
+            copy(&mut out, Path::new("<stdout>"))?;
+            Ok(Written::Replaced)
+        }
+        Destination::Path(target) if matches!(input, Input::File(path) if *path == target) => {
+            Ok(Written::Unchanged)
+        }
+        Destination::Path(target) => {
+            create_parent(&target)?;
+            let (_, written) =
+                engine::write_to_path(input, &target, None, |out| copy(out, &target), |_| true)?;
+            Ok(written)
+        }
+    }
+}
+
+/// `NAME: skipped (looks binary; --binary repairs it); passed on unchanged`, and for a legacy
+/// input what it seems to be and what converts it.
+fn skipped_text(name: &str, skip: &Skip, written: Written, dry_run: bool) -> String {
+    let what = match (dry_run, written) {
+        (true, _) => "would be passed on unchanged",
+        (false, Written::Replaced) => "passed on unchanged",
+        (false, Written::Unchanged) => "left as it is",
+    };
+    match skip {
+        Skip::Binary => format!("{name}: skipped (looks binary; --binary repairs it); {what}"),
+        Skip::Legacy(legacy) => {
+            let hint = legacy
+                .source_encoding(None)
+                .map_or_else(|why| why, |_| "--transcode converts it");
+            format!(
+                "{name}: skipped: not UTF-8 ({}); {hint}; {what}",
+                legacy.describe()
+            )
+        }
     }
 }
 

@@ -124,7 +124,7 @@ fn progress_bar(found: &[Found]) -> ProgressBar {
         .iter()
         .filter_map(|f| match &f.input {
             Input::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
-            Input::Stdin => None,
+            Input::Stream(_) => None,
         })
         .sum();
     let bar = ProgressBar::new(total);

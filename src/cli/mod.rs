@@ -82,15 +82,31 @@ impl Detection {
 pub(crate) struct Outcome {
     pub(crate) found: bool,
     pub(crate) errors: bool,
+    /// The output pipe was closed by its reader (`fix big | head`): the run ended there.
+    pub(crate) output_closed: bool,
 }
 
 impl Outcome {
     fn exit_code(&self) -> ExitCode {
-        match (self.errors, self.found) {
-            (true, _) => ExitCode::from(2),
-            (false, true) => ExitCode::from(1),
-            (false, false) => ExitCode::SUCCESS,
+        match (self.errors, self.output_closed, self.found) {
+            (true, _, _) => ExitCode::from(2),
+            // As ripgrep does: the reader stopped reading, which is its business, and its own
+            // status tells a pipeline whether that went well.
+            (false, true, _) => ExitCode::SUCCESS,
+            (false, false, true) => ExitCode::from(1),
+            (false, false, false) => ExitCode::SUCCESS,
         }
+    }
+
+    /// Takes note of an error that ends a run: a closed output pipe quietly (true: stop the
+    /// run), anything else said on standard error (false: go on with the other inputs).
+    pub(crate) fn stop_or_report(&mut self, error: &Error) -> bool {
+        if error.is_closed_output() {
+            self.output_closed = true;
+            return true;
+        }
+        self.error(error);
+        false
     }
 
     /// The outcome of a command that could not start.

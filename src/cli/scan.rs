@@ -117,7 +117,12 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                     format!("{}\n", report::record("error", Some(&name), body))
                 }
             };
-            let _ = out.write_all(line.as_bytes());
+            if let Err(source) = out.write_all(line.as_bytes()) {
+                let path = "<stdout>".into();
+                outcome.stop_or_report(&Error::Write { path, source });
+                prepared.finish();
+                return outcome;
+            }
         }
     }
     prepared.finish();
@@ -132,7 +137,12 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
     } else {
         String::new()
     };
-    let _ = out.write_all(line.as_bytes());
+    if let Err(source) = out.write_all(line.as_bytes()).and_then(|()| out.flush()) {
+        outcome.stop_or_report(&Error::Write {
+            path: "<stdout>".into(),
+            source,
+        });
+    }
     outcome
 }
 

@@ -47,7 +47,10 @@ impl Definitions {
         let mut schema = Schema::default();
         let mut latin1_declarations = 0;
         for path in paths {
-            let this = dialect_of_schema(path)?;
+            // One input for both looks, so that a schema piped in (`<(zcat schema.sql.gz)`)
+            // is read once, its head kept for the second.
+            let input = Input::from_arg(path);
+            let this = dialect_of(&input, Format::Sql)?.unwrap_or(SqlDialect::MySql);
             let (dialect, first_path) = *first.get_or_insert((this, path));
             if this != dialect {
                 let message = format!(
@@ -59,7 +62,7 @@ impl Definitions {
                 );
                 return Err(Error::Usage(message));
             }
-            let (defined, latin1) = read_schema(path, dialect, readings, engine)?;
+            let (defined, latin1) = read_schema(&input, dialect, readings, engine)?;
             if defined.tables.is_empty() {
                 let message = format!(
                     "{}: no CREATE TABLE in it; --schema reads a dump of the schema \
@@ -107,22 +110,16 @@ impl Definitions {
     }
 }
 
-/// The dialect of the schema dump at `path`: its header's, or a guess from its first lines.
-fn dialect_of_schema(path: &Path) -> Result<SqlDialect, Error> {
-    let input = Input::File(path.to_path_buf());
-    Ok(dialect_of(&input, Format::Sql)?.unwrap_or(SqlDialect::MySql))
-}
-
-/// Lexes the dump at `path` to its end; returns what it defines (every table definition, in
+/// Lexes the dump `input` to its end; returns what it defines (every table definition, in
 /// order, and the types) and how many `latin1` declarations `--convert-charset` would rewrite
 /// in it.
 fn read_schema(
-    path: &Path,
+    input: &Input,
     dialect: SqlDialect,
     readings: &Readings,
     engine: &EngineOptions,
 ) -> Result<(Schema, u64), Error> {
-    let input = Input::File(path.to_path_buf());
+    let path = &input.display_path();
     let mut lexing = BlockLexer::new(Lexer::new(dialect, true));
     let mut buffer = LexedBuffer::new();
     let mut latin1 = 0;
@@ -135,7 +132,7 @@ fn read_schema(
         }
         Ok(())
     };
-    engine::for_each_block_in_order(&input, readings, engine, |block, base| {
+    engine::for_each_block_in_order(input, readings, engine, |block, base| {
         step(block, base, false)
     })?;
     step(&[], 0, true)?;

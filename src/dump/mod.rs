@@ -63,9 +63,8 @@ mod schema;
 mod sink;
 mod tokens;
 
-use std::fs::File;
-use std::io::{self, BufRead, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+use std::path::Path;
 use std::sync::{Arc, mpsc};
 
 pub use definitions::Definitions;
@@ -75,6 +74,7 @@ pub use sink::DumpAudit;
 
 use crate::charset::SqlDialect;
 use crate::engine::blocks::BLOCK_SIZE;
+use crate::engine::transcode::{self, TextKind};
 use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::Error;
 use crate::mojibake::{Counts, RecordedScan, Scanner};
@@ -146,48 +146,52 @@ fn guess_dialect(head: &[u8]) -> SqlDialect {
     }
 }
 
-/// The start of an input, without consuming it: standard input is peeked (what its first read
-/// gives), a regular file read; anything else (a FIFO) is not looked at.
-fn head_of(input: &Input) -> Result<Vec<u8>, Error> {
-    match input {
-        Input::Stdin => {
-            let stdin = io::stdin();
-            let mut lock = stdin.lock();
-            let head = lock.fill_buf().map_err(|source| Error::Read {
-                path: PathBuf::from("-"),
-                offset: 0,
-                source,
-            })?;
-            Ok(head[..head.len().min(HEADER_LIMIT)].to_vec())
-        }
-        Input::File(path) => {
-            let open_error = |source| Error::Open {
-                path: path.clone(),
-                source,
-            };
-            let file = File::open(path).map_err(open_error)?;
-            if !file.metadata().map_err(open_error)?.is_file() {
-                return Ok(Vec::new());
-            }
-            let mut head = Vec::with_capacity(HEADER_LIMIT);
-            file.take(HEADER_LIMIT as u64)
-                .read_to_end(&mut head)
-                .map_err(open_error)?;
-            Ok(head)
-        }
-    }
-}
-
 /// Whether `input` is read as a dump under `format`, and in which dialect.
 pub fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDialect>, Error> {
     if format == Format::Text {
         return Ok(None);
     }
-    let head = head_of(input)?;
+    let head = input.head(HEADER_LIMIT)?;
     Ok(match dialect_from_header(&head) {
         Some(dialect) => Some(dialect),
         None if format == Format::Sql => Some(guess_dialect(&head)),
         None => None,
+    })
+}
+
+/// Tells what the dump `input` is, as [`transcode::classify`] tells any input, by the same rule
+/// on the same head, except that the bytes inside its binary values are not text: a dump
+/// whose blobs hold raw bytes (`mariadb-dump` without `--hex-blob`) is still UTF-8 where it
+/// holds text. The head is lexed as the dump's own pass would lex it (with the tables of the
+/// `--schema` dumps), so the verdict comes before any output is written, for every
+/// destination, and the same for a file and for a stream. A head the lexer cannot read is left
+/// for the pass, which reports where it stops.
+pub fn classify(input: &Input, options: &DumpOptions) -> Result<TextKind, Error> {
+    if let Some(kind) = transcode::classify_structure(input)? {
+        return Ok(kind);
+    }
+    let head = input.head(transcode::JUDGED_HEAD)?;
+    if simdutf8::basic::from_utf8(&head).is_ok() {
+        return Ok(TextKind::Utf8);
+    }
+    let mut lexing = BlockLexer::new(lexer_for(input, options, false)?);
+    let mut buffer = LexedBuffer::new();
+    let mut observed = Counts::default();
+    // The whole dump when the head is shorter than its limit: then it is lexed to its end.
+    let whole = head.len() < transcode::JUDGED_HEAD;
+    for (bytes, last) in [(&head[..], false), (&[][..], true)] {
+        if last && !whole {
+            break;
+        }
+        match lexing.lex(bytes, 0, last, &mut buffer) {
+            Ok(true) => observe_text(&mut observed, &buffer),
+            Ok(false) => {}
+            Err(_) => return Ok(TextKind::Utf8),
+        }
+    }
+    Ok(match observed.first_invalid_offset {
+        None => TextKind::Utf8,
+        Some(first_invalid) => transcode::judge_head(&head, first_invalid),
     })
 }
 

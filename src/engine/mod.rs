@@ -10,6 +10,7 @@
 
 pub mod blocks;
 mod direct;
+mod input;
 pub mod replace;
 pub mod transcode;
 pub mod walk;
@@ -28,37 +29,15 @@ use std::time::Duration;
 use crate::error::Error;
 use crate::mojibake::counts::CountingSink;
 use crate::mojibake::{Counts, Readings, RepairPatches, Run, Scanner, Sink};
+pub use input::{Input, Stream};
 use replace::Replacement;
 
-/// Where bytes come from: a file, or standard input (`-`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Input {
-    Stdin,
-    File(PathBuf),
-}
-
 impl Input {
-    pub fn from_arg(arg: &Path) -> Input {
-        if arg == Path::new("-") {
-            Input::Stdin
-        } else {
-            Input::File(arg.to_path_buf())
-        }
-    }
-
-    /// The name used in reports: the path, or `-` for standard input.
-    pub fn display_path(&self) -> PathBuf {
-        match self {
-            Input::Stdin => PathBuf::from("-"),
-            Input::File(path) => path.clone(),
-        }
-    }
-
     /// Opens the input: a non-empty regular file is memory-mapped unless `mmap` is false,
     /// anything else is read.
     fn open(&self, mmap: bool) -> Result<Source, Error> {
         let path = match self {
-            Input::Stdin => return Ok(Source::Reader(Box::new(io::stdin().lock()))),
+            Input::Stream(stream) => return Ok(Source::Reader(stream.read_once()?)),
             Input::File(path) => path,
         };
         let open_error = |source| Error::Open {
@@ -517,21 +496,34 @@ pub fn fix_input<W: Write>(
     Ok(total)
 }
 
-/// Looks at the start of a file the way grep does: a NUL byte in the first 8 KiB means binary,
-/// unless the file is UTF-16 or UTF-32 text (by its byte order mark or first characters).
-/// Standard input is never called binary (it cannot be looked at twice).
+/// How much of an input the binary sniff looks at.
+pub const SNIFF_LIMIT: usize = 8192;
+
+/// Looks at the start of an input the way grep does: a NUL byte in the first 8 KiB means
+/// binary, unless the input is UTF-16 or UTF-32 text (by its byte order mark or first
+/// characters). A stream is sniffed in its kept head, so nothing of it is lost.
 pub fn looks_binary(input: &Input) -> Result<bool, Error> {
-    let Input::File(path) = input else {
-        return Ok(false);
-    };
-    let mut head = Vec::with_capacity(8192);
-    File::open(path)
-        .and_then(|file| file.take(8192).read_to_end(&mut head))
-        .map_err(|source| Error::Open {
-            path: path.clone(),
-            source,
-        })?;
+    let head = input.head(SNIFF_LIMIT)?;
     Ok(memchr::memchr(0, &head).is_some() && !transcode::is_wide_unicode(&head))
+}
+
+/// Writes every byte of `input` to `out` (named `out_path` in errors) unchanged: what a
+/// skipped input becomes in an output that must hold every input.
+pub fn copy_input(
+    input: &Input,
+    readings: &Readings,
+    out: &mut dyn Write,
+    out_path: &Path,
+    options: &EngineOptions,
+) -> Result<(), Error> {
+    let write_error = |source| Error::Write {
+        path: out_path.to_path_buf(),
+        source,
+    };
+    for_each_block_in_order(input, readings, options, |block, _| {
+        out.write_all(block).map_err(write_error)
+    })?;
+    out.flush().map_err(write_error)
 }
 
 /// What [`fix_to_path`] did to its target.
@@ -594,7 +586,7 @@ pub fn write_to_path<T>(
             path: path.clone(),
             source,
         })?),
-        Input::Stdin => replace::permissions_of(target).ok(),
+        Input::Stream(_) => replace::permissions_of(target).ok(),
     };
     let replacement = Replacement::beside(target).map_err(write_error)?;
     let file = replacement.file();

@@ -3,32 +3,33 @@
 //!
 //! `fix` repairs UTF-8 that went through a single-byte code page. A file that is not UTF-8 at
 //! all holds nothing of the kind: "repairing" it would leave it as it was and call it done. So
-//! `fix` asks what a file is ([`classify`], or [`classify_by_head`] and then a [`utf8_gate`]
-//! during the repair itself), skips legacy files by name, and with `--transcode` converts them
-//! instead ([`transcode_input`]). The question must be answered
-//! cheaply on files of many gigabytes, and must not mistake a UTF-8 file with a truncated
-//! character for a legacy one: the non-ASCII bytes of legacy text are almost never well-formed
-//! UTF-8, while a damaged UTF-8 file has a few bad bytes among many good ones.
+//! `fix` asks what an input is ([`classify`]; for a dump, [`crate::dump::classify`], which
+//! leaves its blobs out), passes legacy inputs on unchanged and names them, and with
+//! `--transcode` converts them instead ([`transcode_input`]). The question must be answered
+//! before any output is written, the same way for a file and for a stream that can be read only
+//! once, and must not mistake a UTF-8 file with a truncated character for a legacy one: the
+//! non-ASCII bytes of legacy text are almost never well-formed UTF-8, while a damaged UTF-8
+//! file has a few bad bytes among many good ones.
 //!
 //! # The rule
 //!
-//! A regular file is legacy when
+//! The rule reads the input's head, its first [`JUDGED_HEAD`] bytes (the first block), and
+//! nothing else. An input is legacy when
 //!
 //! 1. it starts with a UTF-16 or UTF-32 byte order mark, or its first character after white
 //!    space is `<` in UTF-16 or UTF-32 (the structure [`crate::charset`] reads): that
 //!    encoding, for certain; or
-//! 2. it is not valid UTF-8 (one `simdutf8` pass over the file, mapped unless `--no-mmap`,
-//!    that stops validating at the first invalid byte), and in its sample — its first [`SAMPLE_LIMIT`]
-//!    bytes, and as many from the start of the line holding the first invalid byte — at
+//! 2. its head is not valid UTF-8, and in its sample — its first [`SAMPLE_LIMIT`] bytes, and
+//!    as many from the start of the line holding the first invalid byte, within the head — at
 //!    least [`MIN_INVALID_SEQUENCES`] sequences are invalid and their bytes are more than half
 //!    of the sample's non-ASCII bytes. The encoding is `chardetng`'s guess from the same
 //!    sample, with its confidence ([`Confidence`]).
 //!
-//! A file that looks binary (a NUL byte in its first 8 KiB) and is not UTF-16/32 by rule 1 is
-//! never legacy: binary is not text in any encoding. Anything else is UTF-8, perhaps with
-//! stray invalid bytes, and is repaired as before, those bytes kept as they are. Nothing is
-//! decoded to decide, and only the sample is read beyond the validation pass. Standard input,
-//! pipes and devices are not examined: they cannot be read twice.
+//! An input that looks binary (a NUL byte in its first 8 KiB) and is not UTF-16/32 by rule 1
+//! is never legacy: binary is not text in any encoding. Anything else is UTF-8, perhaps with
+//! stray invalid bytes, and is repaired, those bytes kept as they are: an input whose head is
+//! valid UTF-8 is mostly UTF-8, whatever invalid bytes come later. Nothing is decoded to
+//! decide, and no pass over the whole input is needed before the one that repairs it.
 //!
 //! # Transcoding
 //!
@@ -39,11 +40,10 @@
 //! written after the first), or, with [`OnMalformed::Replace`], each becomes U+FFFD: bytes are
 //! never lost silently.
 
-use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::convert::Infallible;
+use std::io::{self, Write};
 use std::ops::Range;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use encoding_rs::{Decoder, DecoderResult, Encoding};
 
@@ -76,8 +76,6 @@ pub enum TextKind {
     Legacy(Legacy),
     /// Looks binary (a NUL byte in its first 8 KiB): skipped, or repaired as UTF-8 when asked.
     Binary,
-    /// Standard input, a pipe or a device: not examined, since it cannot be read twice.
-    Unexamined,
 }
 
 /// A file that is not UTF-8: the encoding it is in, as far as the evidence goes.
@@ -154,82 +152,62 @@ impl Legacy {
     }
 }
 
-/// Tells what the file `input` is, by the rule in the module documentation. The validation
-/// pass reads as `options` says (mapped or not) but moves no progress bar: the pass that
-/// follows does.
-pub fn classify(
-    input: &Input,
-    readings: &Readings,
-    options: &EngineOptions,
-) -> Result<TextKind, Error> {
-    let path = match classify_by_head(input)? {
-        Head::Decided(kind) => return Ok(kind),
-        Head::Undecided(path) => path,
-    };
-    let Some(first_invalid) = first_invalid_offset(input, readings, options)? else {
-        return Ok(TextKind::Utf8);
-    };
-    judge_file(path, first_invalid)
-}
+/// How much of an input the rule reads: its first block. Everything is judged from these
+/// bytes, read before any output is written, so that a stream (which cannot be read twice)
+/// and a file are judged alike, and a skipped input can still be passed on whole.
+pub const JUDGED_HEAD: usize = super::blocks::BLOCK_SIZE;
 
-/// What the start of a file tells of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Head<'a> {
-    /// Decided by the start alone: UTF-16/32, binary, or not a regular file.
-    Decided(TextKind),
-    /// UTF-8 unless the rest of the file says otherwise: its first invalid byte, if any, is
-    /// to be judged, by [`classify`]'s validation pass or by a [`utf8_gate`] on `path`.
-    Undecided(&'a Path),
-}
-
-/// The part of the rule that reads only the start of the file: rule 1, and binary.
-pub fn classify_by_head(input: &Input) -> Result<Head<'_>, Error> {
-    let Input::File(path) = input else {
-        return Ok(Head::Decided(TextKind::Unexamined));
-    };
-    let open_error = |source| Error::Open {
-        path: path.clone(),
-        source,
-    };
-    let mut file = File::open(path).map_err(open_error)?;
-    if !file.metadata().map_err(open_error)?.is_file() {
-        return Ok(Head::Decided(TextKind::Unexamined));
+/// Tells what `input` is, by the rule in the module documentation, from its head.
+pub fn classify(input: &Input) -> Result<TextKind, Error> {
+    let head = input.head(JUDGED_HEAD)?;
+    if let Some(kind) = by_structure(&head) {
+        return Ok(kind);
     }
-    let head = read_range(&mut file, path, 0..SAMPLE_LIMIT as u64)?;
-    if let Some(wide) = wide_unicode(&head) {
-        return Ok(Head::Decided(TextKind::Legacy(wide)));
-    }
-    if super::looks_binary(input)? {
-        return Ok(Head::Decided(TextKind::Binary));
-    }
-    Ok(Head::Undecided(path))
+    Ok(match first_invalid_in_head(&head) {
+        None => TextKind::Utf8,
+        Some(first_invalid) => judge_head(&head, first_invalid),
+    })
 }
 
-/// A gate ([`super::Utf8Gate`]) for a pass over the file at `path` that judges its first
-/// invalid byte by rule 2 and fails with [`Error::NotUtf8`] when the file is legacy. For a pass
-/// whose output becomes visible only at its end (a temporary file renamed into place), so that
-/// a legacy file costs the part read before its first invalid byte instead of a whole pass.
-pub fn utf8_gate(path: &Path) -> super::Utf8Gate {
-    let path = path.to_path_buf();
-    super::Utf8Gate::new(
-        move |first_invalid| match judge_file(&path, first_invalid)? {
-            TextKind::Legacy(legacy) => Err(Error::NotUtf8 {
-                path: path.clone(),
-                legacy,
-            }),
-            _ => Ok(()),
-        },
-    )
+/// The part of the rule that the structure of the start decides, before any text is judged:
+/// UTF-16/32 (rule 1), and binary. `None` leaves the verdict to the bytes: for a dump, to a
+/// [`crate::dump::classify`], which tells its text from the raw bytes of its blobs.
+pub fn classify_structure(input: &Input) -> Result<Option<TextKind>, Error> {
+    Ok(by_structure(&input.head(SAMPLE_LIMIT)?))
 }
 
-/// Rule 2 on the file at `path`, whose first invalid byte is at `first_invalid`.
-fn judge_file(path: &Path, first_invalid: u64) -> Result<TextKind, Error> {
-    let mut file = File::open(path).map_err(|source| Error::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let sample = gather_sample(first_invalid, |range| read_range(&mut file, path, range))?;
-    Ok(judge(first_invalid, &sample))
+fn by_structure(head: &[u8]) -> Option<TextKind> {
+    let start = &head[..head.len().min(SAMPLE_LIMIT)];
+    if let Some(wide) = wide_unicode(start) {
+        return Some(TextKind::Legacy(wide));
+    }
+    let sniffed = &head[..head.len().min(super::SNIFF_LIMIT)];
+    memchr::memchr(0, sniffed).map(|_| TextKind::Binary)
+}
+
+/// The offset of the first byte of `head` that is not well-formed UTF-8. A character cut by
+/// the end of a head that is shorter than [`JUDGED_HEAD`] is cut by the end of the input:
+/// invalid; one cut by the limit is not judged.
+fn first_invalid_in_head(head: &[u8]) -> Option<u64> {
+    let error = simdutf8::compat::from_utf8(head).err()?;
+    match error.error_len() {
+        None if head.len() >= JUDGED_HEAD => None,
+        _ => Some(error.valid_up_to() as u64),
+    }
+}
+
+/// Rule 2 on an input whose head is `head` and whose first invalid byte is at
+/// `first_invalid`: the sample is taken from the head.
+pub(crate) fn judge_head(head: &[u8], first_invalid: u64) -> TextKind {
+    let slice = |range: Range<u64>| -> Result<Vec<u8>, Infallible> {
+        let end = usize::try_from(range.end)
+            .unwrap_or(usize::MAX)
+            .min(head.len());
+        let start = usize::try_from(range.start).unwrap_or(usize::MAX).min(end);
+        Ok(head[start..end].to_vec())
+    };
+    let Ok(sample) = gather_sample(first_invalid, slice);
+    judge(first_invalid, &sample)
 }
 
 /// True when `head` is the start of UTF-16 or UTF-32 text: its NUL bytes make it no binary.
@@ -252,56 +230,6 @@ fn wide_unicode(head: &[u8]) -> Option<Legacy> {
     };
     let encoding = KnownEncoding::for_label(&name)?;
     Some(Legacy { encoding, basis })
-}
-
-/// The offset of the first byte of `input` that is not well-formed UTF-8, if any: blocks are
-/// validated in parallel, and none after the first invalid one is validated (nor, when the
-/// file is mapped, even read).
-fn first_invalid_offset(
-    input: &Input,
-    readings: &Readings,
-    options: &EngineOptions,
-) -> Result<Option<u64>, Error> {
-    let without_progress = EngineOptions {
-        mmap: options.mmap,
-        ..EngineOptions::default()
-    };
-    let found = AtomicBool::new(false);
-    let mut first = None;
-    super::for_each_block(
-        input,
-        readings,
-        &without_progress,
-        |block, base| match found.load(Ordering::Relaxed) {
-            true => Ok(None),
-            false => Ok(super::first_invalid_in(block, base)),
-        },
-        |_, _, invalid_at| {
-            if first.is_none() && invalid_at.is_some() {
-                first = invalid_at;
-                found.store(true, Ordering::Relaxed);
-            }
-            Ok(())
-        },
-    )?;
-    Ok(first)
-}
-
-/// Reads the bytes of `range` (fewer at the end of the file).
-fn read_range(file: &mut File, path: &Path, range: Range<u64>) -> Result<Vec<u8>, Error> {
-    let mut bytes = Vec::new();
-    file.seek(SeekFrom::Start(range.start))
-        .and_then(|_| {
-            Read::by_ref(file)
-                .take(range.end.saturating_sub(range.start))
-                .read_to_end(&mut bytes)
-        })
-        .map_err(|source| Error::Read {
-            path: path.to_path_buf(),
-            offset: range.start,
-            source,
-        })?;
-    Ok(bytes)
 }
 
 /// The sample of a file whose first invalid byte is at `first_invalid`, from `read` (which
@@ -579,7 +507,7 @@ mod tests {
             Ok(bytes.get(start..end).unwrap_or_default().to_vec())
         };
         gather_sample(first_invalid, slice)
-            .map_or(TextKind::Unexamined, |sample| judge(first_invalid, &sample))
+            .map_or(TextKind::Utf8, |sample| judge(first_invalid, &sample))
     }
 
     fn guessed(kind: &TextKind) -> Option<(&'static str, Confidence)> {

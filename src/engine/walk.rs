@@ -55,7 +55,7 @@ pub fn expand(args: &[PathBuf], options: &WalkOptions) -> (Vec<Found>, Vec<Error
     let mut errors = Vec::new();
     if args.is_empty() {
         found.push(Found {
-            input: Input::Stdin,
+            input: Input::stdin(),
             root: None,
         });
     }
@@ -178,7 +178,7 @@ mod tests {
     #[test]
     fn files_and_stdin_pass_through() {
         let (found, _) = expand(&[], &WalkOptions::default());
-        assert_eq!(found[0].input, Input::Stdin);
+        assert!(found[0].input.is_stdin());
         let args = [PathBuf::from("-"), PathBuf::from("/no/such/file")];
         let (found, errors) = expand(&args, &WalkOptions::default());
         assert!(
