@@ -191,13 +191,13 @@ fn for_each_block<T: Send>(
     };
     match input.open(options.mmap)? {
         Source::Map { map, file } => {
-            let ranges = block_ranges(&map, readings);
             in_order_in_parallel(
-                &ranges,
+                block_ranges(&map, readings),
                 BLOCKS_AHEAD_PER_THREAD,
-                |range| {
+                |range: Range<usize>| {
                     still_there(&file, &path, range.end)?;
-                    Ok((range, process(&map[range.clone()], range.start as u64)?))
+                    let result = process(&map[range.clone()], range.start as u64)?;
+                    Ok((range, result))
                 },
                 |(range, result)| {
                     consume(&map[range.clone()], range.start as u64, result)?;
@@ -353,15 +353,21 @@ fn read_blocks<R: Read>(
     )
 }
 
-/// The blocks of a mapped file, cut as [`blocks::for_each_block_in`] cuts them.
-fn block_ranges(input: &[u8], readings: &Readings) -> Vec<Range<usize>> {
-    let mut ranges = Vec::with_capacity(input.len() / blocks::BLOCK_SIZE + 1);
-    let Ok(()) = blocks::for_each_block_in(input, readings, blocks::BLOCK_SIZE, |block, at| {
-        let start = at as usize;
-        ranges.push(start..start + block.len());
-        Ok::<(), Infallible>(())
-    });
-    ranges
+/// The blocks of a mapped file, cut as [`blocks::for_each_block_in`] cuts them, found as they
+/// are needed: finding a cut reads the end of its block (all of it in a line that does not
+/// end), so cutting the whole file first would bring every page of it into memory at once.
+fn block_ranges<'a>(
+    input: &'a [u8],
+    readings: &'a Readings,
+) -> impl Iterator<Item = Range<usize>> + 'a {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let rest = input.get(at..).filter(|rest| !rest.is_empty())?;
+        let len = blocks::next_block_len(rest, true, blocks::BLOCK_SIZE, readings);
+        let range = at..at + len;
+        at += len;
+        Some(range)
+    })
 }
 
 /// Fails, naming the file, when it no longer reaches `end`: reading the map there would raise
