@@ -589,7 +589,7 @@ pub fn fix_to_path(
 /// old target is kept beside it under its name plus that suffix (as a hard link, or a copy
 /// where links are impossible). A target that exists and is not a regular file (a device, a
 /// FIFO) is written into directly instead: it cannot be replaced by a rename. An input file
-/// that changed in any way while it was read (see [`identity`]) is an error, and the target is
+/// that changed in any way while it was read (see `identity.rs`) is an error, and the target is
 /// left as it was.
 pub fn write_to_path<T>(
     input: &Input,
