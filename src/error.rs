@@ -16,8 +16,9 @@ pub enum Error {
         offset: u64,
         source: io::Error,
     },
-    /// The file became shorter than `len` bytes while it was being read.
-    Truncated { path: PathBuf, len: u64 },
+    /// The file changed while it was being read: what was read from it cannot be trusted, and
+    /// nothing computed from it was written in its place.
+    Changed { path: PathBuf, seen: Change },
     /// Writing the output failed.
     Write { path: PathBuf, source: io::Error },
     /// A directory could not be walked completely.
@@ -42,11 +43,9 @@ impl fmt::Display for Error {
                 "{}: read error at byte offset {offset}: {source}",
                 path.display()
             ),
-            Error::Truncated { path, len } => write!(
-                f,
-                "{}: the file was truncated to {len} bytes while it was being read",
-                path.display()
-            ),
+            Error::Changed { path, seen } => {
+                write!(f, "{}: changed while being read ({seen})", path.display())
+            }
             Error::Write { path, source } => {
                 write!(f, "{}: cannot write: {source}", path.display())
             }
@@ -73,9 +72,33 @@ impl std::error::Error for Error {
             | Error::Read { source, .. }
             | Error::Write { source, .. } => Some(source),
             Error::Usage(_)
-            | Error::Truncated { .. }
+            | Error::Changed { .. }
             | Error::Walk { .. }
             | Error::NotUtf8 { .. } => None,
+        }
+    }
+}
+
+/// What showed that a file changed while it was being read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// It became shorter than what was being read: `len` bytes.
+    Truncated { len: u64 },
+    /// A page of its memory map could not be read: the file lost it while it was mapped.
+    PageLost,
+    /// Its path now names another file.
+    Replaced,
+    /// Its size or time of last modification is no longer what it was when it was opened.
+    Modified,
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Change::Truncated { len } => write!(f, "truncated to {len} bytes"),
+            Change::PageLost => f.write_str("a page of its memory map could not be read"),
+            Change::Replaced => f.write_str("its path now names another file"),
+            Change::Modified => f.write_str("modified since it was opened"),
         }
     }
 }

@@ -339,8 +339,8 @@ fn a_killed_fix_leaves_each_file_whole() {
     assert!(saw_original || saw_repaired);
 }
 
-/// A file truncated while it is read (here without the memory map, whose truncation can only
-/// be caught between blocks) is an error naming it, and the other files are still scanned.
+/// A file truncated while it is read (here without the memory map: `changed_while_read.rs`
+/// truncates mapped files) is an error naming it, and the other files are still scanned.
 #[test]
 fn a_file_truncated_during_the_scan_is_an_error() {
     let dir = tempfile::tempdir().expect("tempdir");

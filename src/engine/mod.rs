@@ -10,7 +10,9 @@
 
 pub mod blocks;
 mod direct;
+mod identity;
 mod input;
+mod map_guard;
 pub mod replace;
 pub mod transcode;
 pub mod walk;
@@ -26,10 +28,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use crate::error::Error;
+use crate::error::{Change, Error};
 use crate::mojibake::counts::CountingSink;
 use crate::mojibake::{Counts, Readings, RepairPatches, Run, Scanner, Sink};
 pub use input::{Input, Stream};
+use map_guard::GuardedMap;
 use replace::Replacement;
 
 impl Input {
@@ -56,14 +59,16 @@ impl Input {
         // SAFETY: the map is only ever read. If another process changes the file while it is
         // mapped, the bytes we read may mix old and new content (what a concurrent `read`
         // would also give). If it truncates the file, touching a page past the new end raises
-        // SIGBUS: every block checks the file's length before it is read and reports a
-        // truncation as an error naming the file, which leaves only the moment between that
-        // check and the read, where the process dies. `fix` writes to a temporary file and
-        // renames it over its target only after a complete, synced write, so even then every
-        // target is either untouched or completely written, never half-written.
+        // SIGBUS: the guard below turns that into zeros and a mark on the map, which every
+        // block checks before what was computed from it is used (see `for_each_block`).
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(open_error)?;
+        let Ok(map) = GuardedMap::new(map) else {
+            // Unguarded, a truncation would kill the process: the file is read instead.
+            let len = metadata.len();
+            return Ok(Source::File { file, len });
+        };
         // Only a hint to the kernel's read-ahead: failing to give it changes nothing.
-        let _ = map.advise(memmap2::Advice::Sequential);
+        let _ = map.map().advise(memmap2::Advice::Sequential);
         Ok(Source::Map { map, file })
     }
 }
@@ -137,7 +142,7 @@ const BLOCKS_AHEAD_PER_THREAD: usize = 4;
 /// An opened input.
 enum Source {
     Map {
-        map: memmap2::Mmap,
+        map: GuardedMap,
         file: File,
     },
     /// A regular file read, not mapped, and its length when it was opened.
@@ -194,13 +199,21 @@ fn for_each_block<T: Send>(
             in_order_in_parallel(
                 block_ranges(&map, readings),
                 BLOCKS_AHEAD_PER_THREAD,
-                |range: Range<usize>| {
-                    still_there(&file, &path, range.end)?;
-                    let result = process(&map[range.clone()], range.start as u64)?;
-                    Ok((range, result))
+                |range: Range<usize>| match process(&map[range.clone()], range.start as u64) {
+                    Ok(result) => Ok((range, result)),
+                    // An error made by a read of lost pages is that the file changed.
+                    Err(error) => Err(still_there(&map, &file, &path, range.end)
+                        .err()
+                        .unwrap_or(error)),
                 },
                 |(range, result)| {
-                    consume(&map[range.clone()], range.start as u64, result)?;
+                    // A result computed from a lost page is never used; nor is what `consume`
+                    // copied out of the block, which it read again: it is checked after too
+                    // (and an error of its own, such as a write of lost pages, is that).
+                    still_there(&map, &file, &path, range.end)?;
+                    let consumed = consume(&map[range.clone()], range.start as u64, result);
+                    still_there(&map, &file, &path, range.end)?;
+                    consumed?;
                     done(range.len());
                     // SAFETY: the map is a read-only, file-backed mapping, so dropping its
                     // pages loses nothing: a page touched again is read back from the file.
@@ -208,7 +221,7 @@ fn for_each_block<T: Send>(
                     // at a few blocks instead of the whole file. A failure only means they
                     // stay resident.
                     let _ = unsafe {
-                        map.unchecked_advise_range(
+                        map.map().unchecked_advise_range(
                             memmap2::UncheckedAdvice::DontNeed,
                             range.start,
                             range.len(),
@@ -229,7 +242,10 @@ fn for_each_block<T: Send>(
             })?;
             // A file that ends early was truncated while it was read.
             match read < len {
-                true => Err(Error::Truncated { path, len: read }),
+                true => Err(Error::Changed {
+                    path,
+                    seen: Change::Truncated { len: read },
+                }),
                 false => Ok(()),
             }
         }
@@ -370,9 +386,9 @@ fn block_ranges<'a>(
     })
 }
 
-/// Fails, naming the file, when it no longer reaches `end`: reading the map there would raise
-/// SIGBUS.
-fn still_there(file: &File, path: &Path, end: usize) -> Result<(), Error> {
+/// Fails, naming the file, when a read of its map met a lost page or the file no longer reaches
+/// `end`: what was read of the block ending there may be zeros instead of its bytes.
+fn still_there(map: &GuardedMap, file: &File, path: &Path, end: usize) -> Result<(), Error> {
     let len = file
         .metadata()
         .map(|m| m.len())
@@ -381,13 +397,16 @@ fn still_there(file: &File, path: &Path, end: usize) -> Result<(), Error> {
             offset: end as u64,
             source,
         })?;
-    if len < end as u64 {
-        return Err(Error::Truncated {
-            path: path.to_path_buf(),
-            len,
-        });
-    }
-    Ok(())
+    let faulted = map.faulted();
+    let seen = match len < end as u64 || (faulted && len < map.len() as u64) {
+        true => Change::Truncated { len },
+        false if faulted => Change::PageLost,
+        false => return Ok(()),
+    };
+    Err(Error::Changed {
+        path: path.to_path_buf(),
+        seen,
+    })
 }
 
 /// Passes every run to two sinks: one that may fail, and one that never does.
@@ -566,7 +585,9 @@ pub fn fix_to_path(
 /// itself and `changed` says the result changed nothing, nothing is written. With `backup`, the
 /// old target is kept beside it under its name plus that suffix (as a hard link, or a copy
 /// where links are impossible). A target that exists and is not a regular file (a device, a
-/// FIFO) is written into directly instead: it cannot be replaced by a rename.
+/// FIFO) is written into directly instead: it cannot be replaced by a rename. An input file
+/// that changed in any way while it was read (see `identity.rs`) is an error, and the target is
+/// left as it was.
 pub fn write_to_path<T>(
     input: &Input,
     target: &Path,
@@ -594,6 +615,10 @@ pub fn write_to_path<T>(
         })?),
         Input::Stream(_) => replace::permissions_of(target).ok(),
     };
+    let identity = match input {
+        Input::File(path) => identity::Identity::of(path)?,
+        Input::Stream(_) => None,
+    };
     let replacement = Replacement::beside(target).map_err(write_error)?;
     let file = replacement.file();
     let result = std::thread::scope(|scope| {
@@ -604,6 +629,9 @@ pub fn write_to_path<T>(
     })?;
     if in_place && !changed(&result) {
         return Ok((result, Written::Unchanged)); // the temporary file is removed on drop
+    }
+    if let Some(identity) = &identity {
+        identity.check()?;
     }
     if let Some(suffix) = backup
         && target.exists()
