@@ -14,7 +14,8 @@
 
 use std::io::{self, Write};
 
-use serde::Deserialize;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
 use sha2::{Digest, Sha256};
 
 use super::record::{Checksum, Record};
@@ -76,7 +77,25 @@ pub fn line_hash(line: &[u8]) -> Checksum {
 /// The link of a line, read apart from its record (every other field is skipped).
 #[derive(Debug, Default, Deserialize)]
 pub struct Link {
+    #[serde(default, deserialize_with = "written_checksum")]
     pub prev: Option<Checksum>,
+}
+
+/// A link exactly as a writer writes it: 64 lower-case hexadecimal digits, so that a line whose
+/// bytes differ from what was written never reads as the same link.
+fn written_checksum<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Checksum>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    let lower_hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
+    if text.len() != 64 || !text.as_bytes().iter().all(lower_hex) {
+        return Err(D::Error::custom(
+            "a link is 64 lower-case hexadecimal digits",
+        ));
+    }
+    let checksum =
+        serde_json::from_value(serde_json::Value::String(text)).map_err(D::Error::custom)?;
+    Ok(Some(checksum))
 }
 
 #[cfg(test)]
@@ -114,5 +133,18 @@ mod tests {
         // The record itself reads as if there were no link.
         let back: Record = serde_json::from_slice(lines[2]).unwrap();
         assert_eq!(back, end(2));
+    }
+
+    #[test]
+    fn a_link_is_read_only_as_written() {
+        let digits = "ab".repeat(32);
+        let link = |text: &str| serde_json::from_str::<Link>(text).map(|link| link.prev);
+        let written = link(&format!(r#"{{"prev":"{digits}"}}"#)).unwrap();
+        assert_eq!(written, Some(Checksum([0xab; 32])));
+        assert_eq!(link("{}").unwrap(), None);
+        let upper = digits.to_uppercase();
+        assert!(link(&format!(r#"{{"prev":"{upper}"}}"#)).is_err());
+        assert!(link(r#"{"prev":"abcd"}"#).is_err());
+        assert!(link(r#"{"prev":null}"#).is_err());
     }
 }

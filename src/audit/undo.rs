@@ -343,6 +343,7 @@ fn plan(lines: &mut LogLines) -> Result<Planned, AuditError> {
                     ));
                 }
                 lines.chained = header.schema >= CHAINED_SCHEMA;
+                lines.blank_lines = !lines.chained;
                 schema = Some(header.schema);
             }
             (Record::Header(_), Some(_)) => return Err(bad("a second header record".into())),
@@ -491,10 +492,12 @@ fn rebuild_checked<R: Read, W: Write>(
     out: W,
 ) -> Result<Option<Restored>, AuditError> {
     let mut out = Hashing::new(out);
-    let rebuilt = rebuild(plan, current, lines, &mut out);
+    // One buffer for every copy between two changes, however many there are.
+    let mut buffer = vec![0u8; 1 << 16];
+    let rebuilt = rebuild(plan, current, lines, &mut out, &mut buffer);
     // Whatever stopped the rebuild, the whole file is hashed: a file that changed since the fix
     // is refused as such, whatever else is wrong.
-    let drained = copy(current, &mut io::sink(), u64::MAX, &plan.path);
+    let drained = copy(current, &mut io::sink(), u64::MAX, &plan.path, &mut buffer);
     let found = current.fingerprint();
     let expected = plan.record.after();
     let before = plan.record.before();
@@ -538,6 +541,7 @@ fn rebuild<R: Read, W: Write>(
     current: &mut R,
     lines: &mut LogLines,
     out: &mut W,
+    buffer: &mut [u8],
 ) -> Result<(), AuditError> {
     let path = &plan.path;
     let mut original_done = 0u64; // bytes of the original before the fix accounted for
@@ -568,7 +572,7 @@ fn rebuild<R: Read, W: Write>(
                 change.offset
             ))
         };
-        if copy(current, out, gap, path)? < gap {
+        if copy(current, out, gap, path, buffer)? < gap {
             return Err(ends_early());
         }
         found.resize(replacement.len(), 0);
@@ -595,18 +599,18 @@ fn rebuild<R: Read, W: Write>(
         current_done += gap + replacement.len() as u64;
     }
     lines.check_closed(plan)?;
-    copy(current, out, u64::MAX, path)?;
+    copy(current, out, u64::MAX, path, buffer)?;
     Ok(())
 }
 
-/// Copies up to `limit` bytes; returns how many there were.
+/// Copies up to `limit` bytes through `buffer`; returns how many there were.
 fn copy<R: Read, W: Write>(
     from: &mut R,
     to: &mut W,
     limit: u64,
     path: &Path,
+    buffer: &mut [u8],
 ) -> Result<u64, AuditError> {
-    let mut buffer = vec![0u8; 1 << 16];
     let mut copied = 0u64;
     while copied < limit {
         let want = usize::try_from(limit - copied).map_or(buffer.len(), |n| n.min(buffer.len()));
@@ -658,6 +662,9 @@ struct LogLines {
     bytes: Vec<u8>,
     /// Whether every record after the header carries a link (schema 3 on).
     chained: bool,
+    /// Whether blank lines are skipped: after the header of a log without a chain, as before
+    /// there was one.
+    blank_lines: bool,
     /// The hash of the line before the next one: the link the next record must carry.
     expect: Option<Checksum>,
 }
@@ -682,6 +689,7 @@ impl LogLines {
             next: Position { offset: 0, line: 1 },
             bytes: Vec::new(),
             chained: false,
+            blank_lines: false,
             expect: None,
         })
     }
@@ -717,8 +725,8 @@ impl LogLines {
         Ok(())
     }
 
-    /// The next line. Blank lines are skipped in a log without a chain (a fix writes none, so
-    /// in a chained log one breaks the chain).
+    /// The next line. Blank lines are skipped in a log without a chain; a fix writes none, so
+    /// anywhere else one is refused.
     fn next_record(&mut self) -> Result<Next, AuditError> {
         loop {
             self.bytes.clear();
@@ -746,7 +754,7 @@ impl LogLines {
             }
             let hash = line_hash(&self.bytes);
             if self.bytes.trim_ascii().is_empty() {
-                if self.chained {
+                if !self.blank_lines {
                     let problem = "an empty line, which a fix never writes".into();
                     return Err(self.bad(position, problem));
                 }
