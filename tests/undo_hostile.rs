@@ -9,6 +9,8 @@
 //! link, FIFO or device inside it. A file a mutated log restores is put back in its fixed state
 //! before the next input.
 
+#![cfg(unix)]
+
 mod audit_support;
 
 use std::fs;
