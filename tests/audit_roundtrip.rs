@@ -13,7 +13,7 @@ use undouble::audit::{self, AuditLevel, Record};
 use undouble::mojibake::codepage::{CodePage, LATIN1, WINDOWS_1252, garble};
 use undouble::mojibake::{Strictness, repair};
 
-use audit_support::{fix_all, records, scanner, write_files};
+use audit_support::{fix_all, records, roots_of, scanner, write_files};
 
 /// Fixes `contents` as files in a fresh directory, checks the fix against the plain repair,
 /// undoes it and checks every file is back to its original bytes.
@@ -28,7 +28,7 @@ fn fix_then_undo(contents: &[Vec<u8>], strictness: Strictness) -> Result<(), Tes
         prop_assert_eq!(&fixed, &repair(&scanner, original).into_owned());
         prop_assert_eq!(rewritten, fixed != *original);
     }
-    let report = audit::undo(&log).unwrap();
+    let report = audit::undo(&log, &roots_of(&log)).unwrap();
     prop_assert_eq!(report.files.len(), rewritten.iter().filter(|&&r| r).count());
     for file in &report.files {
         prop_assert!(file.result.is_ok(), "{:?}", file.result);
@@ -179,13 +179,13 @@ fn a_file_of_several_blocks_round_trips_with_exact_offsets_and_lines() {
         };
         assert_eq!(change.offset, line_index * line.len() as u64 + in_line);
     }
-    let Some(Record::File(file)) = records.last() else {
-        panic!("the file record comes last");
+    let [.., Record::File(file), Record::End(_)] = records.as_slice() else {
+        panic!("the file record comes last, before the end of the run");
     };
     assert_eq!(file.bytes_before, content.len() as u64);
     assert_eq!(file.bytes_after, fs::read(&paths[0]).unwrap().len() as u64);
 
-    let report = audit::undo(&log).unwrap();
+    let report = audit::undo(&log, &roots_of(&log)).unwrap();
     assert!(report.all_restored());
     assert!(fs::read(&paths[0]).unwrap() == content);
 }
@@ -221,7 +221,7 @@ fn files_with_awkward_names_round_trip() {
             .iter()
             .all(|&r| r)
     );
-    let report = audit::undo(&log).unwrap();
+    let report = audit::undo(&log, &roots_of(&log)).unwrap();
     assert_eq!(report.files.len(), paths.len());
     assert!(report.all_restored(), "{report:?}");
     for path in &paths {

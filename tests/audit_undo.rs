@@ -8,11 +8,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use undouble::audit::{self, AuditError, AuditLevel, AuditLog, Record};
+use undouble::audit::{self, AuditError, AuditLevel, AuditLog, Record, Restored};
 use undouble::engine::{Input, Written};
 use undouble::mojibake::Strictness;
 
-use audit_support::{fix_all, records, scanner, write_files};
+use audit_support::{fix_all, rechain, records, roots_of, scanner, unlinked, write_files};
 
 const GARBLED: [&str; 3] = [
     "CafÃ© crÃ¨me\nnaÃ¯ve\n",
@@ -54,7 +54,7 @@ fn a_file_changed_after_the_fix_is_refused_and_the_others_restored() {
     let edited = read(changed).replace("plain", "PLAIN");
     fs::write(changed, &edited).unwrap();
 
-    let report = audit::undo(&fixed.log).unwrap();
+    let report = audit::undo(&fixed.log, &roots_of(&fixed.log)).unwrap();
     assert!(!report.all_restored());
     for file in &report.files {
         if file.path.ends_with("1.txt") {
@@ -82,7 +82,7 @@ fn a_summary_log_cannot_undo() {
             .iter()
             .any(|r| matches!(r, Record::Sequence(_)))
     );
-    let error = audit::undo(&fixed.log).unwrap_err();
+    let error = audit::undo(&fixed.log, &roots_of(&fixed.log)).unwrap_err();
     assert!(matches!(error, AuditError::SummaryOnly { .. }));
     assert!(error.to_string().contains("summary"), "{error}");
     let after: Vec<String> = fixed.paths.iter().map(|p| read(p)).collect();
@@ -93,18 +93,22 @@ fn a_summary_log_cannot_undo() {
 fn the_dry_run_changes_nothing() {
     let fixed = fixed(AuditLevel::Full);
     let before: Vec<String> = fixed.paths.iter().map(|p| read(p)).collect();
-    let report = audit::check_undo(&fixed.log).unwrap();
+    let report = audit::check_undo(&fixed.log, &roots_of(&fixed.log)).unwrap();
     assert!(report.all_restored());
     assert_eq!(report.files.len(), 3);
     let after: Vec<String> = fixed.paths.iter().map(|p| read(p)).collect();
     assert_eq!(before, after);
-    assert!(audit::undo(&fixed.log).unwrap().all_restored());
+    assert!(
+        audit::undo(&fixed.log, &roots_of(&fixed.log))
+            .unwrap()
+            .all_restored()
+    );
 }
 
 #[test]
 fn a_log_that_contradicts_the_file_is_refused() {
     let fixed = fixed(AuditLevel::Full);
-    // The fix wrote `é` (c3 a9); the edited log claims it wrote `è` (c3 a8).
+    // The fix wrote `é` (c3 a9); the edited log, its chain written anew, claims it wrote `è`.
     edit_log(&fixed.log, |line| {
         line.replacen(
             "\"replacement_hex\":\"c3a9\"",
@@ -112,8 +116,9 @@ fn a_log_that_contradicts_the_file_is_refused() {
             1,
         )
     });
+    fs::write(&fixed.log, rechain(&read(&fixed.log))).unwrap();
     let before = read(&fixed.paths[0]);
-    let report = audit::undo(&fixed.log).unwrap();
+    let report = audit::undo(&fixed.log, &roots_of(&fixed.log)).unwrap();
     let first = report
         .files
         .iter()
@@ -134,9 +139,15 @@ fn a_log_cut_short_undoes_the_files_it_records_whole() {
     // Cut in the middle of the last file's records: its file record is gone.
     let last_file_record = text.rfind("{\"type\":\"file\"").unwrap();
     fs::write(&fixed.log, &text[..last_file_record - 10]).unwrap();
-    let report = audit::undo(&fixed.log).unwrap();
+    let report = audit::undo(&fixed.log, &roots_of(&fixed.log)).unwrap();
     assert_eq!(report.files.len(), 2);
-    assert!(report.all_restored());
+    assert!(report.files.iter().all(|file| file.result.is_ok()));
+    // ...but undo does not say all is restored: the log does not show the whole run.
+    assert!(!report.all_restored());
+    let Some(error @ AuditError::Unfinished { .. }) = &report.unfinished else {
+        panic!("{report:?}");
+    };
+    assert!(error.to_string().contains("audit.jsonl:"), "{error}");
     assert_eq!(read(&fixed.paths[0]), GARBLED[0]);
     assert_eq!(read(&fixed.paths[1]), GARBLED[1]);
     assert_ne!(read(&fixed.paths[2]), GARBLED[2]);
@@ -153,13 +164,17 @@ fn a_log_with_a_miscount_or_another_schema_is_rejected() {
         format!("{}{}", &text[..first_change], &text[line_end..]),
     )
     .unwrap();
-    let error = audit::undo(&fixed.log).unwrap_err();
+    let error = audit::undo(&fixed.log, &roots_of(&fixed.log)).unwrap_err();
     assert!(matches!(error, AuditError::BadLog { .. }), "{error}");
+    assert!(error.to_string().contains("chain breaks"), "{error}");
+    // Linked anew, the log still holds together no more: the file record counts its changes.
+    fs::write(&fixed.log, rechain(&read(&fixed.log))).unwrap();
+    let error = audit::undo(&fixed.log, &roots_of(&fixed.log)).unwrap_err();
     assert!(error.to_string().contains("change records"), "{error}");
 
     let schema = format!("\"schema\":{}", audit::SCHEMA);
     edit_log(&fixed.log, |line| line.replacen(&schema, "\"schema\":7", 1));
-    let error = audit::undo(&fixed.log).unwrap_err();
+    let error = audit::undo(&fixed.log, &roots_of(&fixed.log)).unwrap_err();
     assert!(error.to_string().contains("schema 7"), "{error}");
     assert!(error.to_string().contains("audit.jsonl:1"), "{error}");
 }
@@ -167,14 +182,19 @@ fn a_log_with_a_miscount_or_another_schema_is_rejected() {
 #[test]
 fn a_log_of_schema_1_is_still_undone() {
     let fixed = fixed(AuditLevel::Full);
-    // Schema 1 wrote the same records, without the kind of each change.
+    // Schema 1 wrote the same records, without the kind of each change, and had no chain.
     let schema = format!("\"schema\":{}", audit::SCHEMA);
     edit_log(&fixed.log, |line| {
-        line.replacen(&schema, "\"schema\":1", 1)
+        unlinked(line)
+            .replacen(&schema, "\"schema\":1", 1)
             .replacen("\"kind\":\"repair\",", "", 1)
     });
+    let text = read(&fixed.log);
+    let end = text.rfind("{\"type\":\"end\"").unwrap();
+    fs::write(&fixed.log, &text[..end]).unwrap();
     assert!(!read(&fixed.log).contains("\"kind\""));
-    let report = audit::undo(&fixed.log).unwrap();
+    assert!(!read(&fixed.log).contains("\"prev\""));
+    let report = audit::undo(&fixed.log, &roots_of(&fixed.log)).unwrap();
     assert!(report.all_restored(), "{report:?}");
     for (path, original) in fixed.paths.iter().zip(GARBLED) {
         assert_eq!(read(path), original);
@@ -185,7 +205,7 @@ fn a_log_of_schema_1_is_still_undone() {
 fn a_missing_file_is_refused_by_name() {
     let fixed = fixed(AuditLevel::Full);
     fs::remove_file(&fixed.paths[2]).unwrap();
-    let report = audit::undo(&fixed.log).unwrap();
+    let report = audit::undo(&fixed.log, &roots_of(&fixed.log)).unwrap();
     let gone = report
         .files
         .iter()
@@ -196,6 +216,13 @@ fn a_missing_file_is_refused_by_name() {
     };
     assert!(error.to_string().contains("2.txt"), "{error}");
     assert_eq!(report.files.iter().filter(|f| f.result.is_ok()).count(), 2);
+    assert!(
+        report
+            .files
+            .iter()
+            .filter_map(|f| f.result.as_ref().ok())
+            .all(|restored| matches!(restored, Restored::Replaced(_)))
+    );
 }
 
 /// A repair written elsewhere (`-o FILE`, standard output) leaves its input as it was: the log
@@ -231,7 +258,7 @@ fn a_repaired_copy_is_logged_but_never_undone() {
     assert!(files.iter().all(|f| !f.rewritten && f.change_records == 3));
     assert!(files[0].output.ends_with("copy.txt"));
     assert_eq!(files[1].output, "<stdout>");
-    assert!(audit::undo(&log).unwrap().files.is_empty());
+    assert!(audit::undo(&log, &roots_of(&log)).unwrap().files.is_empty());
     assert_eq!(read(&copy), String::from_utf8(stdout).unwrap());
 }
 
@@ -249,7 +276,7 @@ fn permissions_survive_fix_and_undo() {
         &log,
         AuditLevel::Full,
     );
-    assert!(audit::undo(&log).unwrap().all_restored());
+    assert!(audit::undo(&log, &roots_of(&log)).unwrap().all_restored());
     let mode = fs::metadata(&paths[0]).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o640);
 }
@@ -268,12 +295,19 @@ fn text(bytes: &[u8]) -> String {
 #[test]
 fn the_binary_restores_and_exits_0() {
     let fixed = fixed(AuditLevel::Full);
-    let dry = undouble(&[Path::new("undo"), &fixed.log, Path::new("--dry-run")]);
+    let root = fixed.dir.path();
+    let dry = undouble(&[
+        Path::new("undo"),
+        Path::new("--root"),
+        root,
+        &fixed.log,
+        Path::new("--dry-run"),
+    ]);
     assert_eq!(dry.status.code(), Some(0), "{}", text(&dry.stderr));
-    assert_eq!(text(&dry.stdout).matches("can restore ").count(), 3);
+    assert_eq!(text(&dry.stdout).matches("would restore ").count(), 3);
     assert_ne!(read(&fixed.paths[0]), GARBLED[0]);
 
-    let run = undouble(&[Path::new("undo"), &fixed.log]);
+    let run = undouble(&[Path::new("undo"), Path::new("--root"), root, &fixed.log]);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let stdout = text(&run.stdout);
     assert_eq!(stdout.matches("restored ").count(), 3, "{stdout}");
@@ -285,16 +319,27 @@ fn the_binary_restores_and_exits_0() {
         assert_eq!(read(path), original);
     }
     // A second undo finds the files as they were before the fix, not as it left them.
-    let again = undouble(&[Path::new("undo"), &fixed.log]);
+    let again = undouble(&[Path::new("undo"), Path::new("--root"), root, &fixed.log]);
     assert_eq!(again.status.code(), Some(2));
     assert_eq!(text(&again.stderr).matches("refused").count(), 3);
+    assert_eq!(
+        text(&again.stderr)
+            .matches("already as the fix found it")
+            .count(),
+        3
+    );
 }
 
 #[test]
 fn the_binary_names_a_refused_file_and_exits_2() {
     let fixed = fixed(AuditLevel::Full);
     fs::write(&fixed.paths[0], "changed\n").unwrap();
-    let run = undouble(&[Path::new("undo"), &fixed.log]);
+    let run = undouble(&[
+        Path::new("undo"),
+        Path::new("--root"),
+        fixed.dir.path(),
+        &fixed.log,
+    ]);
     assert_eq!(run.status.code(), Some(2));
     let stderr = text(&run.stderr);
     assert!(

@@ -578,7 +578,12 @@ fn convert_charset_rewrites_the_latin1_a_routine_is_created_under() {
         .filter(|line| line.contains(r#""kind":"charset""#))
         .count();
     assert_eq!(rewrites, 7);
-    let undone = run(&["undo", path_str(&log)]);
+    let undone = run(&[
+        "undo",
+        "--root",
+        path_str(log.parent().expect("the log's directory")),
+        path_str(&log),
+    ]);
     assert_eq!(undone.status.code(), Some(0), "{}", stderr(&undone));
     assert_eq!(
         std::fs::read_to_string(&path).expect("restored"),

@@ -410,7 +410,12 @@ fn the_audit_names_rows_by_the_schema_dumps_keys_and_undo_restores_the_dump() {
         .find(|record| record["type"] == "file")
         .expect("a file record");
     assert_eq!(file["left_alone"], 0);
-    let undone = run(&["undo", path_str(&log)]);
+    let undone = run(&[
+        "undo",
+        "--root",
+        path_str(log.parent().expect("the log's directory")),
+        path_str(&log),
+    ]);
     assert_eq!(undone.status.code(), Some(0), "{}", stderr(&undone));
     assert_eq!(fs::read_to_string(&data).expect("restored"), mariadb_data());
 }

@@ -469,7 +469,12 @@ fn an_audited_fix_is_undone_exactly() {
         "an existing log is never overwritten"
     );
 
-    let output = run(&["undo", path_str(&log)]);
+    let output = run(&[
+        "undo",
+        "--root",
+        path_str(log.parent().expect("the log's directory")),
+        path_str(&log),
+    ]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     for (name, original) in ["sub/dump.sql", "clean.txt", "small.txt"]
         .iter()

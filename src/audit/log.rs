@@ -10,8 +10,10 @@
 //! and row of each repair and each character set name it rewrites.
 //!
 //! The log is the only way back from an in-place fix, so it is treated as carefully as the files:
-//! it is never created over an existing file, and a file's records are on disk (flushed and
-//! synced) before the file is replaced.
+//! it is never created over an existing file, a file's records are on disk (flushed and synced)
+//! before the file is replaced, every record is linked to the one before it
+//! ([`ChainedLog`]), and [`AuditLog::finish`] closes the run with an `end` record, so that a log
+//! missing its last records is seen as such.
 //!
 //! The audited repairs read their input sequentially, block by block as the engine cuts it,
 //! rather than in parallel: line numbers and offsets are counted in order, and the log is one
@@ -22,8 +24,9 @@ use std::io::{self, BufWriter, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use super::chain::ChainedLog;
 use super::hash::Hashing;
-use super::record::{AuditLevel, Cell, Header, LoggedPath, Record};
+use super::record::{AuditLevel, Cell, End, Header, LoggedPath, Record};
 use super::sink::{AuditSink, Both, EitherFailed};
 use crate::dump::{self, DumpAudit, DumpOptions, DumpReport};
 use crate::engine::{self, EngineOptions};
@@ -33,10 +36,12 @@ use crate::mojibake::{Counts, RepairWriter, Run, Scanner, Sink};
 
 /// An audit log being written: a header, then the records of every file repaired through it.
 pub struct AuditLog {
-    out: BufWriter<File>,
+    out: ChainedLog<BufWriter<File>>,
     path: PathBuf,
     scanner: Scanner,
     level: AuditLevel,
+    /// What the `end` record counts: `file` records written, and those that say `rewritten`.
+    closed: End,
 }
 
 impl AuditLog {
@@ -57,15 +62,18 @@ impl AuditLog {
             .create_new(true)
             .open(path)
             .map_err(log_error)?;
-        let mut out = BufWriter::with_capacity(1 << 16, file);
-        Record::Header(Header::new(scanner, level, command_line))
-            .write_line(&mut out)
+        let mut out = ChainedLog::new(BufWriter::with_capacity(1 << 16, file));
+        out.write(&Record::Header(Header::new(scanner, level, command_line)))
             .map_err(log_error)?;
         Ok(AuditLog {
             out,
             path: path.to_path_buf(),
             scanner: scanner.clone(),
             level,
+            closed: End {
+                files: 0,
+                rewritten: 0,
+            },
         })
     }
 
@@ -157,9 +165,9 @@ impl AuditLog {
             |out| {
                 let logged = self.log_file(repair, input, out, target, &output, in_place)?;
                 // A replaced file always has its records on disk, however the run ends.
-                self.out
-                    .flush()
-                    .and_then(|()| self.out.get_ref().sync_data())
+                let log = self.out.get_mut();
+                log.flush()
+                    .and_then(|()| log.get_ref().sync_data())
                     .map_err(|source| write_error(&self.path, source))?;
                 Ok(logged)
             },
@@ -184,6 +192,7 @@ impl AuditLog {
             path: log_path,
             scanner,
             level,
+            closed,
         } = self;
         let mut sink = AuditSink::new(log, logged_input(input)?, *level, scanner.readings());
         let mut repaired = Hashing::new(out);
@@ -192,17 +201,20 @@ impl AuditLog {
             .flush()
             .map_err(|source| write_error(out_path, source))?;
         let rewritten = in_place && R::changed(&done, sink.counts());
-        let (_, counts) = sink
+        let counts = sink
             .finish(repaired.fingerprint(), output, rewritten)
             .map_err(|source| write_error(log_path, source))?;
+        closed.files += 1;
+        closed.rewritten += u64::from(rewritten);
         Ok((done, counts))
     }
 
-    /// Ends the run: the log is flushed and synced.
+    /// Ends the run: the `end` record is written, and the log flushed and synced.
     pub fn finish(mut self) -> Result<(), Error> {
         self.out
-            .flush()
-            .and_then(|()| self.out.get_ref().sync_all())
+            .write(&Record::End(self.closed))
+            .and_then(|()| self.out.get_mut().flush())
+            .and_then(|()| self.out.get_ref().get_ref().sync_all())
             .map_err(|source| write_error(&self.path, source))
     }
 }
@@ -211,12 +223,26 @@ impl AuditLog {
 fn logged_input(input: &Input) -> Result<LoggedPath, Error> {
     match input {
         Input::Stream(stream) => Ok(LoggedPath::new(&stream.name())),
-        Input::File(path) => std::path::absolute(path)
+        Input::File(path) => logged_path(path)
             .map(|absolute| LoggedPath::new(&absolute))
             .map_err(|source| Error::Open {
                 path: path.clone(),
                 source,
             }),
+    }
+}
+
+/// The absolute path of `path` as the log names it, without `..`: `undo` refuses a path that
+/// climbs, so a path that does has its directory resolved (symbolic links too, since `..` after
+/// a link is not the directory the link is in); any other path keeps its links as written.
+fn logged_path(path: &Path) -> io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    let climbs = absolute
+        .components()
+        .any(|part| part == std::path::Component::ParentDir);
+    match (climbs, absolute.parent(), absolute.file_name()) {
+        (true, Some(dir), Some(name)) => Ok(dir.canonicalize()?.join(name)),
+        _ => Ok(absolute),
     }
 }
 

@@ -12,18 +12,25 @@
 //! - [`hash`]: SHA-256 of what streams past, so nothing is reread to be hashed.
 //! - [`log`]: the [`AuditLog`] of a run, and the repairs (to a stream, or in place) that write to
 //!   it; `fix --audit` goes through them.
+//! - [`chain`]: the integrity chain that links every record to the one before it.
+//! - [`roots`]: where `undo` may write (regular files under the roots the user names).
 //! - [`undo`](mod@undo): restores every rewritten file from a log, checking hashes before and after.
 //!
 //! Files are replaced atomically by [`crate::engine::replace`], as every fix does.
 
+pub mod chain;
 pub mod hash;
 pub mod log;
 pub mod record;
+pub mod roots;
 pub mod sink;
 pub mod undo;
 
 pub use hash::Hashing;
 pub use log::AuditLog;
 pub use record::{AuditLevel, Fingerprint, Record, SCHEMA};
+pub use roots::Roots;
 pub use sink::AuditSink;
-pub use undo::{AuditError, ChangedSince, FileUndo, UndoReport, check_undo, undo};
+pub use undo::{
+    AuditError, ChangedSince, FileUndo, LogLine, Restored, UndoReport, check_undo, undo,
+};

@@ -7,12 +7,15 @@
 //! header names a schema it does not know rather than guess.
 //!
 //! A log is one `header` record, then for every file the fix read: its `change` records (at the
-//! `full` level) or its `sequence` records (at the `summary` level), then its `file` record.
+//! `full` level) or its `sequence` records (at the `summary` level), then its `file` record, which
+//! closes them; then, when the run finished, one `end` record. Every record after the header
+//! carries `prev`, the SHA-256 of the line before it (see [`chain`](super::chain)).
 //!
 //! # `header` (first line, once per run)
 //!
-//! - `schema`: `2`, the version of this layout. `undo` also reads schema 1, which had no `kind`,
-//!   `table`, `column` or `row` in its `change` records (all its changes were repairs).
+//! - `schema`: `3`, the version of this layout. `undo` also reads schemas 1 and 2, which had no
+//!   integrity chain (no `prev`, no `end` record); schema 1 also had no `kind`, `table`, `column`
+//!   or `row` in its `change` records (all its changes were repairs).
 //! - `tool`, `version`: `"undouble"` and its version.
 //! - `command_line`: the arguments the run was started with, the program first.
 //! - `time`, `unix_time`: when the run started, as RFC 3339 UTC and as seconds since 1970.
@@ -69,6 +72,17 @@
 //! - `change_records`: how many `change` records precede this one for the file (0 at the
 //!   `summary` level); `undo` checks it, so a log cut short is noticed.
 //!
+//! # `end` (last line, once, when the run finished)
+//!
+//! - `files`: how many `file` records the log holds.
+//! - `rewritten`: how many of them say `rewritten`.
+//!
+//! A log without it was written by a run that did not finish, or was cut.
+//!
+//! # `prev` (every record but the header)
+//!
+//! The SHA-256 of the line before, as 64 hexadecimal digits; the last field of the record.
+//!
 //! # Paths
 //!
 //! Paths are stored absolute, resolved against the directory the fix ran in (symbolic links
@@ -78,7 +92,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -92,11 +105,15 @@ use crate::report::hex;
 
 /// The version of the record layout this build writes: 2 added `change` records of the
 /// `charset` kind (which have no `reading` or `layers`, so a reader of schema 1 cannot read
-/// them) and the `table`, `column` and `row` of repairs in a SQL dump.
-pub const SCHEMA: u32 = 2;
+/// them) and the `table`, `column` and `row` of repairs in a SQL dump; 3 added the integrity
+/// chain (`prev`) and the `end` record.
+pub const SCHEMA: u32 = 3;
 
 /// The oldest layout this build still reads (and undoes).
 pub const OLDEST_SCHEMA: u32 = 1;
+
+/// The first layout with an integrity chain: older logs are read without one.
+pub const CHAINED_SCHEMA: u32 = 3;
 
 /// How much an audit log records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum, Serialize, Deserialize)]
@@ -117,14 +134,7 @@ pub enum Record {
     Change(Change),
     Sequence(Sequence),
     File(FileRecord),
-}
-
-impl Record {
-    /// Writes the record as one line of JSON.
-    pub fn write_line<W: Write>(&self, mut out: W) -> io::Result<()> {
-        serde_json::to_writer(&mut out, self)?;
-        out.write_all(b"\n")
-    }
+    End(End),
 }
 
 /// What the run was: the first record of every log.
@@ -353,6 +363,16 @@ impl FileRecord {
     }
 }
 
+/// The record that closes a run that finished: what the log holds, so that a log missing records
+/// is seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct End {
+    /// `file` records in the log.
+    pub files: u64,
+    /// Those of them that say `rewritten`.
+    pub rewritten: u64,
+}
+
 /// Size and SHA-256 of a content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fingerprint {
@@ -543,13 +563,16 @@ mod tests {
             by_layers: BTreeMap::from([("1".to_owned(), 1)]),
             change_records: 1,
         };
-        let records = [Record::Header(header), Record::File(file)]
+        let end = End {
+            files: 1,
+            rewritten: 1,
+        };
+        let records = [Record::Header(header), Record::File(file), Record::End(end)]
             .into_iter()
             .chain(changes.into_iter().map(Record::Change));
         for record in records {
-            let mut line = Vec::new();
-            record.write_line(&mut line).unwrap();
-            assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+            let line = serde_json::to_vec(&record).unwrap();
+            assert!(!line.contains(&b'\n'));
             let back: Record = serde_json::from_slice(&line).unwrap();
             assert_eq!(back, record);
         }

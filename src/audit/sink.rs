@@ -17,6 +17,7 @@
 use std::io::{self, Write};
 use std::ops::Range;
 
+use super::chain::ChainedLog;
 use super::hash::ContentHasher;
 use super::record::{
     AuditLevel, Cell, Change, ChangeKind, FileRecord, Fingerprint, Garbling, LoggedPath, Record,
@@ -28,7 +29,7 @@ use crate::mojibake::{Counts, Readings, Run, Sink};
 /// Writes the `change` records of one file (at the `full` level) and collects what its
 /// `sequence` and `file` records need.
 pub struct AuditSink<'r, W> {
-    out: W,
+    out: &'r mut ChainedLog<W>,
     file: LoggedPath,
     level: AuditLevel,
     readings: &'r Readings,
@@ -46,7 +47,7 @@ pub struct AuditSink<'r, W> {
 impl<'r, W: Write> AuditSink<'r, W> {
     /// A sink for the file `file`, writing to `out`; `readings` names the code pages.
     pub fn new(
-        out: W,
+        out: &'r mut ChainedLog<W>,
         file: LoggedPath,
         level: AuditLevel,
         readings: &'r Readings,
@@ -78,15 +79,10 @@ impl<'r, W: Write> AuditSink<'r, W> {
     /// Ends the file: writes its `sequence` records (at the `summary` level) and its `file`
     /// record. `after` is the repaired content, `output` where it went, `rewritten` whether it
     /// replaced the file.
-    pub fn finish(
-        mut self,
-        after: Fingerprint,
-        output: &str,
-        rewritten: bool,
-    ) -> io::Result<(W, Counts)> {
+    pub fn finish(self, after: Fingerprint, output: &str, rewritten: bool) -> io::Result<Counts> {
         if self.level == AuditLevel::Summary {
             for (garbled, seq) in self.counts.top_sequences(usize::MAX) {
-                Record::Sequence(Sequence {
+                self.out.write(&Record::Sequence(Sequence {
                     file: self.file.clone(),
                     substitution: Substitution::repair(garbled, seq.original),
                     garbling: Garbling {
@@ -95,13 +91,12 @@ impl<'r, W: Write> AuditSink<'r, W> {
                     },
                     count: seq.count,
                     first_offset: seq.first_offset,
-                })
-                .write_line(&mut self.out)?;
+                }))?;
             }
         }
         let before = self.before.fingerprint();
         let counts = self.counts;
-        Record::File(FileRecord {
+        self.out.write(&Record::File(FileRecord {
             file: self.file,
             output: output.to_owned(),
             rewritten,
@@ -123,9 +118,8 @@ impl<'r, W: Write> AuditSink<'r, W> {
                 .map(|(layers, &n)| (layers.to_string(), n))
                 .collect(),
             change_records: self.change_records,
-        })
-        .write_line(&mut self.out)?;
-        Ok((self.out, counts))
+        }))?;
+        Ok(counts)
     }
 
     /// Takes in `run` of `block`, as [`Sink::run`] does, and names `cell` (the value of a dump
@@ -197,7 +191,7 @@ impl<'r, W: Write> AuditSink<'r, W> {
         garbling: Option<Garbling>,
     ) -> io::Result<()> {
         self.count_newlines_to(block, at);
-        Record::Change(Change {
+        self.out.write(&Record::Change(Change {
             file: self.file.clone(),
             offset: self.block_offset + at as u64,
             line: self.newlines + 1,
@@ -205,8 +199,7 @@ impl<'r, W: Write> AuditSink<'r, W> {
             cell: cell.cloned(),
             substitution,
             garbling,
-        })
-        .write_line(&mut self.out)?;
+        }))?;
         self.change_records += 1;
         Ok(())
     }
@@ -273,8 +266,9 @@ mod tests {
     /// The records written for `input` scanned in blocks of `block_size`.
     fn audit(input: &[u8], block_size: usize, level: AuditLevel) -> Vec<Record> {
         let scanner = scanner();
+        let mut log = ChainedLog::new(Vec::new());
         let mut sink = AuditSink::new(
-            Vec::new(),
+            &mut log,
             LoggedPath::new(Path::new("/t")),
             level,
             scanner.readings(),
@@ -285,8 +279,9 @@ mod tests {
             });
         scanned.unwrap();
         let after = sink.before(); // the hashes are not under test here
-        let (log, _) = sink.finish(after, "/t", false).unwrap();
-        log.split(|&b| b == b'\n')
+        sink.finish(after, "/t", false).unwrap();
+        log.into_inner()
+            .split(|&b| b == b'\n')
             .filter(|line| !line.is_empty())
             .map(|line| serde_json::from_slice(line).unwrap())
             .collect()
@@ -367,12 +362,14 @@ mod tests {
         let scanner = scanner();
         let records = |level| {
             let path = LoggedPath::new(Path::new("/t"));
-            let mut sink = AuditSink::new(Vec::new(), path, level, scanner.readings());
+            let mut log = ChainedLog::new(Vec::new());
+            let mut sink = AuditSink::new(&mut log, path, level, scanner.readings());
             // As the dump mode does: a rewrite before the runs that follow it.
             sink.rewrite(block, 10..16, b"utf8mb4").unwrap();
             scanner.scan(block, &mut sink).unwrap();
             let after = sink.before();
-            let (log, _) = sink.finish(after, "/t", false).unwrap();
+            sink.finish(after, "/t", false).unwrap();
+            let log = log.into_inner();
             let lines = log.split(|&b| b == b'\n').filter(|line| !line.is_empty());
             lines
                 .map(|line| serde_json::from_slice(line).unwrap())

@@ -1,17 +1,28 @@
 //! Undo: puts back, byte for byte, every file an audit log says `fix` rewrote.
 //!
-//! A file is only replaced when three things hold, so that an undo can never make things worse:
-//! the file is exactly what the fix left (its size and SHA-256 are the log's "after"); every
-//! replacement the log lists is found where it says; and the rebuilt content is exactly what the
-//! fix read (the log's "before"). The rebuild goes to a temporary file beside the target, which
-//! takes the target's place atomically only then; on any doubt the file is left as it is, the
-//! refusal names it, and the other files are still restored.
+//! A log may come from elsewhere, so it is read as hostile input. It must hold together: its
+//! integrity chain links every record to the one before ([`chain`](super::chain)), and a log
+//! whose chain breaks is refused whole, naming the first line that is not as the fix wrote it.
+//! A log that stops before the `end` record of its run (a fix that was interrupted, or a log
+//! that was cut) is undone for the files it records whole, and reported as such, so that undo
+//! never says everything is restored when it cannot know. Every line is bounded in length, and
+//! every number checked, so any bytes at all give an error naming the line, in one pass.
+//!
+//! A file is only written where the user allows ([`Roots`]): a regular file under one of the
+//! roots, reached without a symbolic link. And it is only replaced when three things hold, so
+//! that an undo can never make things worse: the file is exactly what the fix left (its size and
+//! SHA-256 are the log's "after"); every replacement the log lists is found where it says; and the
+//! rebuilt content is exactly what the fix read (the log's "before"). The rebuild goes to a
+//! temporary file beside the target, which takes the target's place atomically only then; on any
+//! doubt the file is left as it is, the refusal names it, and the other files are still restored.
+//! A file that is exactly the "before" of the last record of an interrupted run is the original
+//! the fix never got to replace: it is said so, and left alone.
 //!
 //! The check and the rebuild are one pass over the file: it is hashed while it is copied, and
 //! the hash is compared before anything is renamed. Memory does not grow with the log: a first
 //! pass over the log notes where each file's change records begin, and the second reads them
-//! from there, one at a time. Files are restored in the reverse order of the log, so a file a
-//! run rewrote twice is taken back through its later state first.
+//! from there, one at a time, checking their links again. Files are restored in the reverse
+//! order of the log, so a file a run rewrote twice is taken back through its later state first.
 //!
 //! A change record holds the offset of the bytes it changed in the original. Between two changes
 //! the file is as it was, so a walk in log order copies the bytes between the end of one
@@ -25,33 +36,57 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use super::chain::{Link, line_hash};
 use super::hash::Hashing;
-use super::record::{AuditLevel, Change, FileRecord, Fingerprint, OLDEST_SCHEMA, Record, SCHEMA};
+use super::record::{
+    AuditLevel, CHAINED_SCHEMA, Change, Checksum, End, FileRecord, Fingerprint, OLDEST_SCHEMA,
+    Record, SCHEMA,
+};
+use super::roots::Roots;
 use crate::engine::replace::Replacement;
 use crate::report::hex;
+
+/// The longest line a log may have. No record the fix writes comes near it (the longest is a
+/// header naming a long command line), and reading a line never takes more memory than this.
+pub const MAX_LINE: u64 = 64 << 20;
 
 /// What an undo did (or, for [`check_undo`], would do) to each file the log says was rewritten.
 #[derive(Debug)]
 pub struct UndoReport {
     /// In the order they were handled: the reverse of the log's.
     pub files: Vec<FileUndo>,
+    /// Why the log does not show the whole run ([`AuditError::Unfinished`]): the files it
+    /// records whole were handled all the same.
+    pub unfinished: Option<AuditError>,
 }
 
 impl UndoReport {
-    /// True when every file was restored (or could be).
+    /// True when every file was restored (or could be), and the log shows the whole run.
     pub fn all_restored(&self) -> bool {
-        self.files.iter().all(|file| file.result.is_ok())
+        self.unfinished.is_none() && self.files.iter().all(|file| file.result.is_ok())
     }
 }
 
 /// One file an undo handled.
 #[derive(Debug)]
 pub struct FileUndo {
+    /// The path as the log names it.
     pub path: PathBuf,
     /// How many changes the log records for it.
     pub changes: u64,
-    /// `Ok` when restored; otherwise why it was refused and left as it is.
-    pub result: Result<(), AuditError>,
+    /// What became of it; an error is why it was refused and left as it is.
+    pub result: Result<Restored, AuditError>,
+}
+
+/// A file an undo did not refuse.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Restored {
+    /// Restored (or, in a dry run, it would be) by replacing the file at this path: the path of
+    /// the log resolved under its root.
+    Replaced(PathBuf),
+    /// The last file of a run that was interrupted between its records and its replacement:
+    /// the fix never replaced it, and it is still the original the log describes at `at`.
+    NeverReplaced { at: LogLine, original: Fingerprint },
 }
 
 /// A line of an audit log.
@@ -75,6 +110,8 @@ pub struct ChangedSince {
     pub at: LogLine,
     /// What the log says the fix left.
     pub expected: Fingerprint,
+    /// What the log says the fix read.
+    pub before: Fingerprint,
     /// What the file is now.
     pub found: Fingerprint,
 }
@@ -84,10 +121,22 @@ pub struct ChangedSince {
 pub enum AuditError {
     /// The log could not be read.
     ReadLog { log: PathBuf, source: io::Error },
-    /// A line of the log does not follow the schema, or the log contradicts itself.
+    /// A line of the log does not follow the schema, breaks the integrity chain, or the log
+    /// contradicts itself.
     BadLog { at: LogLine, problem: String },
+    /// The log stops before the `end` record of its run, at `at`.
+    Unfinished { at: LogLine },
     /// The log was written at the summary level: it records no single change to take back.
     SummaryOnly { log: PathBuf },
+    /// A directory given as a root cannot be one.
+    Root { dir: PathBuf, source: io::Error },
+    /// The log names a file undo must not write: outside the roots, not a regular file, or
+    /// reached through a symbolic link.
+    Forbidden {
+        path: PathBuf,
+        at: LogLine,
+        problem: String,
+    },
     /// The file changed since the fix: restoring it would lose that change.
     Modified(Box<ChangedSince>),
     /// The file is not what the log says the fix made of it, in a way its hash did not show.
@@ -110,12 +159,34 @@ impl fmt::Display for AuditError {
             AuditError::ReadLog { log, source } => {
                 write!(f, "{}: cannot read the audit log: {source}", log.display())
             }
-            AuditError::BadLog { at, problem } => write!(f, "{at}: {problem}"),
+            AuditError::BadLog { at, problem } => {
+                write!(f, "{at}: the audit log is refused: {problem}")
+            }
+            AuditError::Unfinished { at } => write!(
+                f,
+                "{at}: the audit log stops here, without the `end` record that closes a run: \
+                 the fix that wrote it did not finish, or the log was cut; a file rewritten \
+                 after this point would not be in it, so undo cannot say all is restored"
+            ),
             AuditError::SummaryOnly { log } => write!(
                 f,
                 "{}: the audit log was written with --audit-level summary; it records no single \
                  change, so the fix cannot be undone from it",
                 log.display()
+            ),
+            AuditError::Root { dir, source } => {
+                write!(f, "{}: cannot be a root for undo: {source}", dir.display())
+            }
+            AuditError::Forbidden { path, at, problem } => {
+                write!(f, "{}: refused: {problem} ({at})", path.display())
+            }
+            AuditError::Modified(changed) if changed.found == changed.before => write!(
+                f,
+                "{}: refused: the file is already as the fix found it (it has {}, the log's \
+                 before): it was restored already, or the fix never replaced it ({})",
+                changed.path.display(),
+                changed.found,
+                changed.at
             ),
             AuditError::Modified(changed) => write!(
                 f,
@@ -141,26 +212,29 @@ impl fmt::Display for AuditError {
 impl std::error::Error for AuditError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            AuditError::ReadLog { source, .. } | AuditError::File { source, .. } => Some(source),
+            AuditError::ReadLog { source, .. }
+            | AuditError::File { source, .. }
+            | AuditError::Root { source, .. } => Some(source),
             _ => None,
         }
     }
 }
 
-/// Restores every file the audit log at `log` says was rewritten to its content before the fix.
+/// Restores every file the audit log at `log` says was rewritten to its content before the fix,
+/// if it lies under `roots`.
 ///
-/// An error is a log that cannot be used at all; a file that cannot be restored is reported in
-/// the [`UndoReport`] and the others are restored all the same.
-pub fn undo(log: &Path) -> Result<UndoReport, AuditError> {
-    undo_log(log, Mode::Restore)
+/// An error is a log that cannot be used at all (nothing is written then); a file that cannot
+/// be restored is reported in the [`UndoReport`] and the others are restored all the same.
+pub fn undo(log: &Path, roots: &Roots) -> Result<UndoReport, AuditError> {
+    undo_log(log, roots, Mode::Restore)
 }
 
 /// Checks, like [`undo`], that every file could be restored, and changes nothing.
 ///
 /// Each file is checked against what it is now; a file a run rewrote twice is refused here for
 /// its earlier rewrite, which only the undo of the later one would make possible.
-pub fn check_undo(log: &Path) -> Result<UndoReport, AuditError> {
-    undo_log(log, Mode::Check)
+pub fn check_undo(log: &Path, roots: &Roots) -> Result<UndoReport, AuditError> {
+    undo_log(log, roots, Mode::Check)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -184,66 +258,124 @@ struct Plan {
     at: LogLine,
     /// Where its change records begin.
     changes: Position,
+    /// The link the first of them carries (or, without changes, the file record).
+    changes_link: Option<Checksum>,
+    /// The link the file record carries: the hash of the last change record.
+    closing_link: Option<Checksum>,
+    /// Whether it is the last record of a log that stops before its `end` record: the fix may
+    /// have stopped before it replaced the file.
+    last_of_unfinished: bool,
 }
 
-fn undo_log(log: &Path, mode: Mode) -> Result<UndoReport, AuditError> {
+/// The first pass: the rewritten files, and whether the log stops before its end.
+struct Planned {
+    plans: Vec<Plan>,
+    unfinished: Option<AuditError>,
+}
+
+fn undo_log(log: &Path, roots: &Roots, mode: Mode) -> Result<UndoReport, AuditError> {
     let mut lines = LogLines::open(log)?;
-    let plans = plan(&mut lines)?;
+    let Planned { plans, unfinished } = plan(&mut lines)?;
     let mut files = Vec::with_capacity(plans.len());
     for plan in plans.into_iter().rev() {
-        let result = restore(&plan, &mut lines, mode);
+        let result = restore(&plan, &mut lines, roots, mode);
         files.push(FileUndo {
             path: plan.path,
             changes: plan.record.change_records,
             result,
         });
     }
-    Ok(UndoReport { files })
+    Ok(UndoReport { files, unfinished })
 }
 
-/// The first pass: checks the header and the shape of the log, and lists the rewritten files.
-fn plan(lines: &mut LogLines) -> Result<Vec<Plan>, AuditError> {
-    let mut header_seen = false;
-    let mut changes_start = None;
+/// The first pass: checks the header, the chain and the shape of the log, and lists the
+/// rewritten files.
+fn plan(lines: &mut LogLines) -> Result<Planned, AuditError> {
+    let mut schema = None;
+    // The first change record of the file being read, and its link.
+    let mut group: Option<(Position, Option<Checksum>)> = None;
     let mut changes_seen = 0u64;
     let mut plans = Vec::new();
-    while let Some((position, record)) = lines.next_record()? {
-        let bad = |problem: String| AuditError::BadLog {
-            at: lines.at(position),
-            problem,
+    let mut counted = End {
+        files: 0,
+        rewritten: 0,
+    };
+    let mut ended = false;
+    let mut last_is_plan = false;
+    let stop = loop {
+        let (position, record, link) = match lines.next_record()? {
+            Next::Record(position, record, link) => (position, record, link),
+            Next::Cut(position) if schema.is_none() => {
+                return Err(lines.bad(position, "the log is cut short in its first line".into()));
+            }
+            // The fix went on past the last file record, so it replaced that file.
+            Next::Cut(position) if lines.chained => {
+                last_is_plan = false;
+                break Some(position);
+            }
+            // A log of an older schema that stops inside a line: as before the chain, its
+            // last line is not read.
+            Next::Cut(_) => break None,
+            Next::End if ended || !lines.chained => break None,
+            Next::End => break Some(lines.next),
         };
-        match record {
-            Record::Header(header) => {
-                if header_seen {
-                    return Err(bad("a second header record".into()));
-                }
-                if !readable(u64::from(header.schema)) {
-                    return Err(bad(unknown_schema(u64::from(header.schema))));
+        let bad = |problem: String| lines.bad(position, problem);
+        if ended {
+            return Err(bad(
+                "a record after the `end` record that closes the run".into()
+            ));
+        }
+        let is_plan = matches!(&*record, Record::File(file) if file.rewritten);
+        match (*record, schema) {
+            (Record::Header(header), None) => {
+                let version = u64::from(header.schema);
+                if !readable(version) {
+                    return Err(bad(unknown_schema(version)));
                 }
                 if header.level == AuditLevel::Summary {
                     return Err(AuditError::SummaryOnly {
                         log: lines.log.clone(),
                     });
                 }
-                header_seen = true;
+                if link.is_some() {
+                    return Err(bad(
+                        "the header carries a `prev` link, but a header starts the chain".into(),
+                    ));
+                }
+                lines.chained = header.schema >= CHAINED_SCHEMA;
+                lines.blank_lines = !lines.chained;
+                schema = Some(header.schema);
             }
-            _ if !header_seen => {
+            (Record::Header(_), Some(_)) => return Err(bad("a second header record".into())),
+            (_, None) => {
                 return Err(bad(
                     "the audit log does not start with a header record".into()
                 ));
             }
-            Record::Change(_) => {
-                changes_start.get_or_insert(position);
+            (_, Some(version)) if !lines.chained && link.is_some() => {
+                return Err(bad(format!(
+                    "a `prev` link in a log of schema {version}, which has no integrity chain"
+                )));
+            }
+            (Record::End(_), Some(version)) if !lines.chained => {
+                return Err(bad(format!(
+                    "an `end` record in a log of schema {version}, which has none"
+                )));
+            }
+            (Record::Change(_), _) => {
+                group.get_or_insert((position, link));
                 changes_seen += 1;
             }
-            Record::Sequence(_) => {}
-            Record::File(record) => {
+            (Record::Sequence(_), _) => {}
+            (Record::File(record), _) => {
                 if record.change_records != changes_seen {
                     return Err(bad(format!(
                         "the file record counts {} change records, but {changes_seen} precede it",
                         record.change_records
                     )));
                 }
+                counted.files += 1;
+                counted.rewritten += u64::from(record.rewritten);
                 if record.rewritten {
                     let path = record.file.to_path_buf().ok_or_else(|| {
                         bad(format!(
@@ -251,25 +383,54 @@ fn plan(lines: &mut LogLines) -> Result<Vec<Plan>, AuditError> {
                             record.file.path
                         ))
                     })?;
+                    let (changes, changes_link) = group.unwrap_or((position, link));
                     plans.push(Plan {
                         at: lines.at(position),
-                        changes: changes_start.unwrap_or(position),
+                        changes,
+                        changes_link,
+                        closing_link: link,
                         path,
                         record,
+                        last_of_unfinished: false,
                     });
                 }
-                changes_start = None;
+                group = None;
                 changes_seen = 0;
             }
+            (Record::End(end), _) => {
+                if changes_seen > 0 {
+                    return Err(bad(format!(
+                        "{changes_seen} change records before it have no file record"
+                    )));
+                }
+                if end != counted {
+                    return Err(bad(format!(
+                        "the `end` record counts {} file records ({} rewritten), but the log \
+                         holds {} ({} rewritten)",
+                        end.files, end.rewritten, counted.files, counted.rewritten
+                    )));
+                }
+                ended = true;
+            }
         }
+        last_is_plan = is_plan;
+    };
+    if schema.is_none() {
+        return Err(lines.bad(
+            Position { offset: 0, line: 1 },
+            "the audit log is empty".into(),
+        ));
     }
-    if !header_seen {
-        return Err(AuditError::BadLog {
-            at: lines.at(Position { offset: 0, line: 1 }),
-            problem: "the audit log is empty".into(),
-        });
+    let unfinished = stop.map(|position| AuditError::Unfinished {
+        at: lines.at(position),
+    });
+    if unfinished.is_some()
+        && last_is_plan
+        && let Some(last) = plans.last_mut()
+    {
+        last.last_of_unfinished = true;
     }
-    Ok(plans)
+    Ok(Planned { plans, unfinished })
 }
 
 /// Whether this build reads logs of `schema`.
@@ -284,8 +445,14 @@ fn unknown_schema(schema: u64) -> String {
 }
 
 /// Restores (or checks) one file; it is replaced only when everything checked out.
-fn restore(plan: &Plan, lines: &mut LogLines, mode: Mode) -> Result<(), AuditError> {
-    let path = &plan.path;
+fn restore(
+    plan: &Plan,
+    lines: &mut LogLines,
+    roots: &Roots,
+    mode: Mode,
+) -> Result<Restored, AuditError> {
+    let target = roots.target(&plan.path, &plan.at)?;
+    let path = &target.path;
     let file_error = |doing| {
         move |source| AuditError::File {
             path: path.clone(),
@@ -293,44 +460,59 @@ fn restore(plan: &Plan, lines: &mut LogLines, mode: Mode) -> Result<(), AuditErr
             source,
         }
     };
-    let file = File::open(path).map_err(file_error("open"))?;
-    let permissions = file.metadata().map_err(file_error("read"))?.permissions();
+    let (file, metadata) = target.open(&plan.path, &plan.at)?;
     let mut current = Hashing::new(BufReader::with_capacity(1 << 20, file));
-    lines.seek(plan.changes)?;
-    match mode {
-        Mode::Check => rebuild_checked(plan, &mut current, lines, io::sink()),
+    lines.seek(plan.changes, plan.changes_link)?;
+    let untouched = match mode {
+        Mode::Check => rebuild_checked(plan, &mut current, lines, io::sink())?,
         Mode::Restore => {
             let replacement =
                 Replacement::beside(path).map_err(file_error("create a temporary file beside"))?;
             let out = BufWriter::with_capacity(1 << 20, replacement.file());
-            rebuild_checked(plan, &mut current, lines, out)?;
-            replacement
-                .commit(Some(permissions))
-                .map_err(file_error("replace"))
+            let untouched = rebuild_checked(plan, &mut current, lines, out)?;
+            if untouched.is_none() {
+                target.recheck(roots, &plan.path, &plan.at)?;
+                replacement
+                    .commit(Some(metadata.permissions()))
+                    .map_err(file_error("replace"))?;
+            }
+            untouched
         }
-    }
+    };
+    Ok(untouched.unwrap_or_else(|| Restored::Replaced(target.path.clone())))
 }
 
 /// Rebuilds the original of `current` into `out`, then checks the file against the log's
-/// "after" and the rebuilt content against its "before".
+/// "after" and the rebuilt content against its "before". `Some` is a file to leave as it is
+/// without refusing it: the original an interrupted fix never replaced.
 fn rebuild_checked<R: Read, W: Write>(
     plan: &Plan,
     current: &mut Hashing<R>,
     lines: &mut LogLines,
     out: W,
-) -> Result<(), AuditError> {
+) -> Result<Option<Restored>, AuditError> {
     let mut out = Hashing::new(out);
-    let rebuilt = rebuild(plan, current, lines, &mut out);
+    // One buffer for every copy between two changes, however many there are.
+    let mut buffer = vec![0u8; 1 << 16];
+    let rebuilt = rebuild(plan, current, lines, &mut out, &mut buffer);
     // Whatever stopped the rebuild, the whole file is hashed: a file that changed since the fix
     // is refused as such, whatever else is wrong.
-    let drained = copy(current, &mut io::sink(), u64::MAX, &plan.path);
+    let drained = copy(current, &mut io::sink(), u64::MAX, &plan.path, &mut buffer);
     let found = current.fingerprint();
     let expected = plan.record.after();
+    let before = plan.record.before();
     if drained.is_ok() && found != expected {
+        if plan.last_of_unfinished && found == before {
+            return Ok(Some(Restored::NeverReplaced {
+                at: plan.at.clone(),
+                original: found,
+            }));
+        }
         return Err(AuditError::Modified(Box::new(ChangedSince {
             path: plan.path.clone(),
             at: plan.at.clone(),
             expected,
+            before,
             found,
         })));
     }
@@ -339,7 +521,6 @@ fn rebuild_checked<R: Read, W: Write>(
     out.flush()
         .map_err(|source| write_error(&plan.path, source))?;
     let restored = out.fingerprint();
-    let before = plan.record.before();
     if restored != before {
         return Err(AuditError::Mismatch {
             path: plan.path.clone(),
@@ -350,7 +531,7 @@ fn rebuild_checked<R: Read, W: Write>(
             ),
         });
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Walks the change records of `plan`, copying `current` to `out` with every replacement
@@ -360,6 +541,7 @@ fn rebuild<R: Read, W: Write>(
     current: &mut R,
     lines: &mut LogLines,
     out: &mut W,
+    buffer: &mut [u8],
 ) -> Result<(), AuditError> {
     let path = &plan.path;
     let mut original_done = 0u64; // bytes of the original before the fix accounted for
@@ -380,13 +562,17 @@ fn rebuild<R: Read, W: Write>(
                 change.offset
             ))
         })?;
+        let end = change
+            .offset
+            .checked_add(original.len() as u64)
+            .ok_or_else(|| mismatch(format!("the offset {} is past any file", change.offset)))?;
         let ends_early = || {
             mismatch(format!(
                 "the file ends before the change at offset {}",
                 change.offset
             ))
         };
-        if copy(current, out, gap, path)? < gap {
+        if copy(current, out, gap, path, buffer)? < gap {
             return Err(ends_early());
         }
         found.resize(replacement.len(), 0);
@@ -409,21 +595,22 @@ fn rebuild<R: Read, W: Write>(
         }
         out.write_all(original)
             .map_err(|source| write_error(path, source))?;
-        original_done = change.offset + original.len() as u64;
+        original_done = end;
         current_done += gap + replacement.len() as u64;
     }
-    copy(current, out, u64::MAX, path)?;
+    lines.check_closed(plan)?;
+    copy(current, out, u64::MAX, path, buffer)?;
     Ok(())
 }
 
-/// Copies up to `limit` bytes; returns how many there were.
+/// Copies up to `limit` bytes through `buffer`; returns how many there were.
 fn copy<R: Read, W: Write>(
     from: &mut R,
     to: &mut W,
     limit: u64,
     path: &Path,
+    buffer: &mut [u8],
 ) -> Result<u64, AuditError> {
-    let mut buffer = vec![0u8; 1 << 16];
     let mut copied = 0u64;
     while copied < limit {
         let want = usize::try_from(limit - copied).map_or(buffer.len(), |n| n.min(buffer.len()));
@@ -456,25 +643,54 @@ fn write_error(path: &Path, source: io::Error) -> AuditError {
     }
 }
 
-/// The records of a log, read line by line from any position.
+/// What the log holds next.
+enum Next {
+    /// A record, where its line starts, and the link it carries.
+    Record(Position, Box<Record>, Option<Checksum>),
+    /// A last line without its newline: the log was cut there, or its writer stopped.
+    Cut(Position),
+    /// The end of the log.
+    End,
+}
+
+/// The records of a log, read line by line from any position, each checked against its link
+/// once the header has said the log is chained.
 struct LogLines {
     reader: BufReader<File>,
     log: PathBuf,
     next: Position,
-    text: String,
+    bytes: Vec<u8>,
+    /// Whether every record after the header carries a link (schema 3 on).
+    chained: bool,
+    /// Whether blank lines are skipped: after the header of a log without a chain, as before
+    /// there was one.
+    blank_lines: bool,
+    /// The hash of the line before the next one: the link the next record must carry.
+    expect: Option<Checksum>,
 }
 
 impl LogLines {
     fn open(log: &Path) -> Result<LogLines, AuditError> {
-        let file = File::open(log).map_err(|source| AuditError::ReadLog {
+        let read_error = |source| AuditError::ReadLog {
             log: log.to_path_buf(),
             source,
-        })?;
+        };
+        let file = File::open(log).map_err(read_error)?;
+        // The log is read twice, the second time from where each file's records begin.
+        if !file.metadata().map_err(read_error)?.is_file() {
+            return Err(read_error(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file (undo reads the log twice)",
+            )));
+        }
         Ok(LogLines {
             reader: BufReader::with_capacity(1 << 16, file),
             log: log.to_path_buf(),
             next: Position { offset: 0, line: 1 },
-            text: String::new(),
+            bytes: Vec::new(),
+            chained: false,
+            blank_lines: false,
+            expect: None,
         })
     }
 
@@ -485,6 +701,13 @@ impl LogLines {
         }
     }
 
+    fn bad(&self, position: Position, problem: String) -> AuditError {
+        AuditError::BadLog {
+            at: self.at(position),
+            problem,
+        }
+    }
+
     fn read_error(&self, source: io::Error) -> AuditError {
         AuditError::ReadLog {
             log: self.log.clone(),
@@ -492,49 +715,81 @@ impl LogLines {
         }
     }
 
-    fn seek(&mut self, to: Position) -> Result<(), AuditError> {
+    /// Goes back to `to`, whose record must carry the link `expect`.
+    fn seek(&mut self, to: Position, expect: Option<Checksum>) -> Result<(), AuditError> {
         self.reader
             .seek(SeekFrom::Start(to.offset))
             .map_err(|source| self.read_error(source))?;
         self.next = to;
+        self.expect = expect;
         Ok(())
     }
 
-    /// The next record and where it is; `None` at the end of the log. Blank lines are skipped,
-    /// and so is a last line cut short: a run that stopped while writing it had not replaced
-    /// the file it was about, since a file's records are complete before it is replaced.
-    fn next_record(&mut self) -> Result<Option<(Position, Record)>, AuditError> {
+    /// The next line. Blank lines are skipped in a log without a chain; a fix writes none, so
+    /// anywhere else one is refused.
+    fn next_record(&mut self) -> Result<Next, AuditError> {
         loop {
-            self.text.clear();
-            let read = self
-                .reader
-                .read_line(&mut self.text)
+            self.bytes.clear();
+            let read = (&mut self.reader)
+                .take(MAX_LINE + 1)
+                .read_until(b'\n', &mut self.bytes)
                 .map_err(|source| self.read_error(source))?;
             if read == 0 {
-                return Ok(None);
+                return Ok(Next::End);
             }
             let position = self.next;
             self.next = Position {
                 offset: position.offset + read as u64,
                 line: position.line + 1,
             };
-            if self.text.trim().is_empty() {
+            if self.bytes.last() != Some(&b'\n') {
+                if read as u64 > MAX_LINE {
+                    let problem = format!(
+                        "the line is longer than {} MiB, which no audit record is",
+                        MAX_LINE >> 20
+                    );
+                    return Err(self.bad(position, problem));
+                }
+                return Ok(Next::Cut(position));
+            }
+            let hash = line_hash(&self.bytes);
+            if self.bytes.trim_ascii().is_empty() {
+                if !self.blank_lines {
+                    let problem = "an empty line, which a fix never writes".into();
+                    return Err(self.bad(position, problem));
+                }
+                self.expect = Some(hash);
                 continue;
             }
-            return match serde_json::from_str::<Record>(&self.text) {
-                Ok(record) => Ok(Some((position, record))),
-                Err(_) if !self.text.ends_with('\n') => Ok(None),
-                Err(error) => Err(AuditError::BadLog {
-                    at: self.at(position),
-                    problem: self.parse_problem(error),
-                }),
+            let record = match serde_json::from_slice::<Record>(&self.bytes) {
+                Ok(record) => record,
+                Err(error) => return Err(self.bad(position, self.parse_problem(error))),
             };
+            let link = match serde_json::from_slice::<Link>(&self.bytes) {
+                Ok(link) => link.prev,
+                Err(error) => return Err(self.bad(position, format!("a bad `prev` link: {error}"))),
+            };
+            if self.chained && link != self.expect {
+                let problem = match link {
+                    None => "the record has no `prev` link, which every record after the \
+                             header carries: the integrity chain breaks here"
+                        .to_owned(),
+                    Some(_) => format!(
+                        "the integrity chain breaks here: the record does not follow line {} as \
+                         the fix wrote it (a line was edited, removed, added or moved)",
+                        position.line.saturating_sub(1)
+                    ),
+                };
+                return Err(self.bad(position, problem));
+            }
+            self.expect = Some(hash);
+            return Ok(Next::Record(position, Box::new(record), link));
         }
     }
 
     /// Why the current line is no record: a header of another schema, or what JSON says.
     fn parse_problem(&self, error: serde_json::Error) -> String {
-        let value: Option<serde_json::Value> = serde_json::from_str(&self.text).ok();
+        let value: Option<serde_json::Value> = serde_json::from_slice(&self.bytes).ok();
         let header_schema = value
             .filter(|value| value["type"] == "header")
             .and_then(|value| value["schema"].as_u64());
@@ -546,28 +801,43 @@ impl LogLines {
 
     /// The next change record, which must be one of `plan`'s file.
     fn next_change(&mut self, plan: &Plan) -> Result<(LogLine, Change), AuditError> {
-        let (position, problem) = match self.next_record()? {
-            Some((position, Record::Change(change))) if change.file == plan.record.file => {
-                return Ok((self.at(position), change));
-            }
-            Some((position, Record::Change(change))) => (
-                position,
-                format!(
-                    "a change record of {:?} among those of {:?}",
-                    change.file.path, plan.record.file.path
-                ),
-            ),
-            other => (
-                other.map_or(self.next, |(position, _)| position),
-                format!(
-                    "expected {} change records of {:?} here",
-                    plan.record.change_records, plan.record.file.path
-                ),
-            ),
+        let expected = || {
+            format!(
+                "expected {} change records of {:?} here",
+                plan.record.change_records, plan.record.file.path
+            )
         };
-        Err(AuditError::BadLog {
-            at: self.at(position),
-            problem,
-        })
+        let (position, problem) = match self.next_record()? {
+            Next::Record(position, record, _) => match *record {
+                Record::Change(change) if change.file == plan.record.file => {
+                    return Ok((self.at(position), change));
+                }
+                Record::Change(change) => (
+                    position,
+                    format!(
+                        "a change record of {:?} among those of {:?}",
+                        change.file.path, plan.record.file.path
+                    ),
+                ),
+                _ => (position, expected()),
+            },
+            Next::Cut(position) => (position, expected()),
+            Next::End => (self.next, expected()),
+        };
+        Err(self.bad(position, problem))
+    }
+
+    /// Checks that the change records just read are those the file record closed when the
+    /// log was first read: the log did not change in between.
+    fn check_closed(&self, plan: &Plan) -> Result<(), AuditError> {
+        if self.chained && self.expect != plan.closing_link {
+            return Err(AuditError::BadLog {
+                at: plan.at.clone(),
+                problem: "the change records before this file record changed while undo read \
+                          the log"
+                    .into(),
+            });
+        }
+        Ok(())
     }
 }

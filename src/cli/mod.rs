@@ -46,9 +46,12 @@ enum Command {
     Undo {
         /// The audit log `fix --audit` wrote.
         audit: PathBuf,
-        /// Check that every file can be restored; change nothing.
+        /// Check that every file can be restored, list what would be written; change nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Write only regular files under DIR (repeatable; default: the current directory).
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
     },
 }
 
@@ -129,7 +132,11 @@ pub fn main() -> ExitCode {
         Command::Fix(args) => fix::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Detect(args) => detect::run(&args),
-        Command::Undo { audit, dry_run } => undo::run(&audit, dry_run),
+        Command::Undo {
+            audit,
+            dry_run,
+            roots,
+        } => undo::run(&audit, &roots, dry_run),
     };
     outcome.exit_code()
 }

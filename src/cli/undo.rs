@@ -1,19 +1,20 @@
-//! `undouble undo`: restores the files an audit log says `fix` rewrote, or with `--dry-run`
-//! checks that it could. One line per file: what was restored on standard output, what was
-//! refused (and why) on standard error. Exit 0 when every file was restored, 2 otherwise.
+//! `undouble undo`: restores the files an audit log says `fix` rewrote, under the roots the user
+//! names (the current directory by default), or with `--dry-run` lists what it would write. One
+//! line per file: what was restored (or would be) and what was never replaced on standard
+//! output, what was refused (and why) on standard error, then why the log does not show the
+//! whole run, if it does not. Exit 0 when every file was restored, 2 otherwise.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::Outcome;
-use crate::audit;
+use crate::audit::{self, Restored, Roots};
 
-pub(crate) fn run(log: &Path, dry_run: bool) -> Outcome {
+pub(crate) fn run(log: &Path, roots: &[PathBuf], dry_run: bool) -> Outcome {
     let mut outcome = Outcome::default();
-    let result = if dry_run {
-        audit::check_undo(log)
-    } else {
-        audit::undo(log)
-    };
+    let result = Roots::new(roots).and_then(|roots| match dry_run {
+        true => audit::check_undo(log, &roots),
+        false => audit::undo(log, &roots),
+    });
     let report = match result {
         Ok(report) => report,
         Err(error) => {
@@ -22,26 +23,35 @@ pub(crate) fn run(log: &Path, dry_run: bool) -> Outcome {
             return outcome;
         }
     };
-    if report.files.is_empty() {
+    if report.files.is_empty() && report.unfinished.is_none() {
         println!(
             "nothing to undo: {} records no rewritten file",
             log.display()
         );
     }
-    let done = if dry_run { "can restore" } else { "restored" };
+    let done = if dry_run { "would restore" } else { "restored" };
     for file in &report.files {
+        let changes = format!(
+            "{} change{}",
+            file.changes,
+            if file.changes == 1 { "" } else { "s" }
+        );
         match &file.result {
-            Ok(()) => println!(
-                "{done} {} ({} change{})",
-                file.path.display(),
-                file.changes,
-                if file.changes == 1 { "" } else { "s" }
+            Ok(Restored::Replaced(target)) => println!("{done} {} ({changes})", target.display()),
+            Ok(Restored::NeverReplaced { at, original }) => println!(
+                "never replaced {}: the fix stopped before it replaced this file; it is the \
+                 original ({original}, the log's before, {at}), so there is nothing to undo",
+                file.path.display()
             ),
             Err(error) => {
                 eprintln!("undouble: {error}");
                 outcome.errors = true;
             }
         }
+    }
+    if let Some(unfinished) = &report.unfinished {
+        eprintln!("undouble: {unfinished}");
+        outcome.errors = true;
     }
     outcome
 }

@@ -1,9 +1,11 @@
 //! What the audit tests share: fixing files in place through an audit log, and reading it back.
+#![allow(dead_code)] // each test file uses its own part of these
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use undouble::audit::{AuditLevel, AuditLog, Record};
+use undouble::audit::chain::line_hash;
+use undouble::audit::{AuditLevel, AuditLog, Record, Roots};
 use undouble::engine::{Input, Written};
 use undouble::mojibake::{Readings, Scanner, Strictness};
 
@@ -45,4 +47,36 @@ pub fn write_files(dir: &Path, contents: &[Vec<u8>]) -> Vec<PathBuf> {
             path
         })
         .collect()
+}
+
+/// The roots of an undo of the log at `log`: the directory it is in, where the tests put the
+/// files they fix.
+pub fn roots_of(log: &Path) -> Roots {
+    Roots::new([log.parent().unwrap()]).unwrap()
+}
+
+/// `text`, a log, with every record linked anew to the line before it, as its writer would have
+/// linked it: what anyone who writes a whole log can do, so that a test can edit a log and
+/// still have its chain hold.
+pub fn rechain(text: &str) -> String {
+    let mut out = String::new();
+    let mut last: Option<String> = None;
+    for line in text.lines() {
+        let record = unlinked(line);
+        let linked = match &last {
+            None => format!("{record}\n"),
+            Some(prev) => format!("{},\"prev\":\"{prev}\"}}\n", &record[..record.len() - 1]),
+        };
+        last = Some(line_hash(linked.as_bytes()).to_string());
+        out.push_str(&linked);
+    }
+    out
+}
+
+/// `line` without its `prev` link.
+pub fn unlinked(line: &str) -> String {
+    match line.find(",\"prev\":\"") {
+        Some(at) => format!("{}}}", &line[..at]),
+        None => line.to_owned(),
+    }
 }
