@@ -20,6 +20,10 @@ text, the row classes, the verdict) is in roundtrip_common.py.
         (`name<TAB>hex`); LOAD.err: what the client said loading the repaired dump (kept going
         past errors). Prints one line per cell class and `N passed, N failed`; exits 1 if any
         failed.
+    mariadb_roundtrip.py check-refused SOURCE.tsv LOADED.tsv STATUS
+        the pipeline without --convert-charset: STATUS holds the exit status of `undouble fix`
+        and of the pipeline; every row of LOADED.tsv must be its row of SOURCE.tsv (the source
+        database): no repaired row was loaded into a latin1 column.
 
 Cell classes (columns v VARCHAR, t TEXT, m MEDIUMTEXT of a latin1 table):
   double     real text sent through a latin1 connection once: double-encoded in the dump
@@ -177,11 +181,33 @@ def check(expected_path: Path, loaded_path: Path, schema_path: Path, scan_path: 
     return conclude([verdict.report(names)])
 
 
+def check_refused(source_path: Path, loaded_path: Path, status_path: Path) -> int:
+    """The pipeline without --convert-charset: `undouble fix` refused (status 2, and the
+    pipeline failed under pipefail), and no repaired row reached a latin1 column: every row
+    loaded, if any, is byte for byte the row of the source database (as garbled as it was)."""
+    columns = ["v", "t", "m", "b", "vb", "ctl", "st"]
+    source = read_hex_rows(source_path, columns)
+    loaded = read_hex_rows(loaded_path, columns)
+    verdict = Verdict()
+    fix_status, pipeline_status = status_path.read_text().split()
+    verdict.judge("status", fix_status == "2", f"undouble fix exited with {fix_status}")
+    verdict.judge("status", pipeline_status != "0", "the pipeline succeeded under pipefail")
+    verdict.judge("rows", True, "")
+    for index, row in loaded.items():
+        verdict.judge("rows", row == source.get(index), f"id {index} was loaded repaired")
+    return conclude([verdict.report({
+        "status": "refused: fix exit status 2 and the pipeline failing",
+        "rows": f"refused: no repaired row loaded ({len(loaded)} rows loaded as dumped)",
+    })])
+
+
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "generate":
         generate(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))
     elif len(sys.argv) == 8 and sys.argv[1] == "check":
         sys.exit(check(*(Path(a) for a in sys.argv[2:])))
+    elif len(sys.argv) == 5 and sys.argv[1] == "check-refused":
+        sys.exit(check_refused(*(Path(a) for a in sys.argv[2:])))
     else:
         sys.exit(__doc__)
 

@@ -45,6 +45,7 @@ fn a_dump_refused_by_the_gate_takes_back_its_progress() {
     let options = DumpOptions {
         dialect: SqlDialect::MySql,
         convert_charset: None,
+        keep_charset: false,
         schema: None,
     };
     let scanner = Scanner::new(Readings::western(), Strictness::Balanced);
