@@ -15,8 +15,10 @@
 # (`--no-data`, `--no-create-info`; the data repaired with `--schema`), and as the README's
 # pipeline (`mariadb-dump ... | undouble fix --convert-charset utf8mb4 | mariadb ...`, under
 # `set -o pipefail`). And the same pipeline without --convert-charset: undouble refuses (status
-# 2, the pipeline fails) and no repaired row is loaded into the latin1 columns. Prints one line
-# per cell class and `N passed, N failed` for each; exits 1 on a failure.
+# 2, the pipeline fails) and no repaired row is loaded into the latin1 columns; and with
+# --keep-charset, what the refusal prevents: every repaired character latin1 lacks reads back
+# as `?`. Prints one line per cell class and `N passed, N failed` for each; exits 1 on a
+# failure.
 #
 # Installs mariadb-server and mariadb-client from Debian when they are missing (as root), with
 # service start-up denied. Uses target/release/undouble, built if missing.
@@ -194,6 +196,14 @@ else
     : >"$work/refused.tsv"
 fi
 
+# ---- the same pipeline with --keep-charset: what the refusal prevents
+say "the same pipeline with --keep-charset (the columns stay latin1)"
+"${client[@]}" -e 'CREATE DATABASE dst5'
+"${dump[@]}" src | "$undouble" fix -q --keep-charset \
+    | "${client[@]}" --force --default-character-set=utf8mb4 dst5 2>"$work/kept.load.err" \
+    || grep -a ERROR "$work/kept.load.err" >&2 || true
+read_back dst5 kept
+
 # ---- the verdicts (the last line of each is `N passed, N failed`)
 verdict=0
 say "one dump"
@@ -212,4 +222,6 @@ python3 .ci/mariadb_roundtrip.py check "$work/expected.json" "$work/piped.tsv" \
 say "piped without --convert-charset: refused"
 python3 .ci/mariadb_roundtrip.py check-refused "$work/source.tsv" "$work/refused.tsv" \
     "$work/refused.status" || verdict=1
+say "piped with --keep-charset: what latin1 cannot hold is lost"
+python3 .ci/mariadb_roundtrip.py check-kept "$work/expected.json" "$work/kept.tsv" || verdict=1
 exit "$verdict"

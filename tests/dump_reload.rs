@@ -49,7 +49,13 @@ fn temp_dump(content: &str) -> (tempfile::TempDir, PathBuf) {
 fn listing(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .expect("listed")
-        .map(|entry| entry.expect("an entry").file_name().to_string_lossy().into_owned())
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     names.sort();
     names
@@ -69,7 +75,10 @@ fn a_fix_into_latin1_columns_to_a_path_is_refused_and_writes_nothing() {
     let message = stderr(&output);
     assert!(message.contains("refused"), "{message}");
     assert!(message.contains("t.name (latin1)"), "{message}");
-    assert!(message.contains("undouble fix --convert-charset utf8mb4"), "{message}");
+    assert!(
+        message.contains("undouble fix --convert-charset utf8mb4"),
+        "{message}"
+    );
     assert!(message.contains("--keep-charset"), "{message}");
     // No target, and no temporary file left beside it.
     assert_eq!(listing(dir.path()), ["dump.sql"]);
@@ -89,11 +98,21 @@ fn a_fix_into_latin1_columns_to_a_path_is_refused_and_writes_nothing() {
 fn an_audited_fix_into_latin1_columns_is_refused_too() {
     let (dir, path) = temp_dump(&latin1_dump());
     let log = dir.path().join("audit.jsonl");
-    let output = run(&["fix", "-q", "--in-place", path_str(&path), "--audit", path_str(&log)]);
+    let output = run(&[
+        "fix",
+        "-q",
+        "--in-place",
+        path_str(&path),
+        "--audit",
+        path_str(&log),
+    ]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(stderr(&output).contains("t.name (latin1)"));
     assert_eq!(std::fs::read_to_string(&path).expect("kept"), latin1_dump());
-    let output = run_with_stdin(&["fix", "-q", "--audit", path_str(&dir.path().join("b"))], latin1_dump().as_bytes());
+    let output = run_with_stdin(
+        &["fix", "-q", "--audit", path_str(&dir.path().join("b"))],
+        latin1_dump().as_bytes(),
+    );
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(!String::from_utf8_lossy(&output.stdout).contains(REPAIRED));
 }
@@ -102,7 +121,14 @@ fn an_audited_fix_into_latin1_columns_is_refused_too() {
 fn keep_charset_writes_the_repair_and_keeps_the_declarations() {
     let (dir, path) = temp_dump(&latin1_dump());
     let out = dir.path().join("fixed.sql");
-    let output = run(&["fix", "-q", "--keep-charset", path_str(&path), "-o", path_str(&out)]);
+    let output = run(&[
+        "fix",
+        "-q",
+        "--keep-charset",
+        path_str(&path),
+        "-o",
+        path_str(&out),
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let fixed = std::fs::read_to_string(&out).expect("written");
     assert_eq!(fixed, latin1_dump().replace(GARBLED, REPAIRED));
@@ -145,12 +171,19 @@ fn dry_run_and_scan_warn_of_the_refusal_and_exit_as_usual() {
         let mut args = vec!["fix", "--dry-run", path_str(&path)];
         args.extend(flag);
         let output = run(&args);
-        assert!(!stderr(&output).contains("would refuse"), "{}", stderr(&output));
+        assert!(
+            !stderr(&output).contains("would refuse"),
+            "{}",
+            stderr(&output)
+        );
     }
     let output = run(&["scan", path_str(&path)]);
     assert_eq!(output.status.code(), Some(1));
     let report = String::from_utf8_lossy(&output.stdout);
-    assert!(report.contains("warning: fix would refuse to write this dump"), "{report}");
+    assert!(
+        report.contains("warning: fix would refuse to write this dump"),
+        "{report}"
+    );
 }
 
 #[test]
@@ -165,11 +198,17 @@ fn the_storage_is_the_columns_own_charset_or_its_tables() {
         let output = run_with_stdin(&["fix", "-q"], dump.as_bytes());
         assert_eq!(output.status.code(), Some(2), "{column}");
         let message = stderr(&output);
-        assert!(message.contains("t.b (latin1)") && !message.contains("t.a"), "{message}");
+        assert!(
+            message.contains("t.b (latin1)") && !message.contains("t.a"),
+            "{message}"
+        );
     }
     // A utf8mb4 column in a latin1 table: written, and only its repair counted.
     let dump = mysql_dump(
-        &["`a` varchar(9) CHARACTER SET utf8mb4 DEFAULT NULL", "`b` int DEFAULT NULL"],
+        &[
+            "`a` varchar(9) CHARACTER SET utf8mb4 DEFAULT NULL",
+            "`b` int DEFAULT NULL",
+        ],
         "latin1",
         &format!("(1,'{GARBLED}',2)"),
     );
@@ -180,7 +219,11 @@ fn the_storage_is_the_columns_own_charset_or_its_tables() {
 
 #[test]
 fn a_latin1_dump_with_nothing_to_repair_in_latin1_columns_is_not_refused() {
-    let dump = mysql_dump(&["`name` varchar(100) DEFAULT NULL"], "latin1", "(1,'café')");
+    let dump = mysql_dump(
+        &["`name` varchar(100) DEFAULT NULL"],
+        "latin1",
+        "(1,'café')",
+    );
     let output = run_with_stdin(&["fix", "-q"], dump.as_bytes());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(output.stdout, dump.as_bytes());
@@ -195,11 +238,17 @@ fn a_latin1_dump_with_nothing_to_repair_in_latin1_columns_is_not_refused() {
 fn another_single_byte_charset_is_refused_even_with_convert_charset() {
     let rows = format!("(1,'{GARBLED}')");
     let dump = mysql_dump(&["`name` varchar(100) DEFAULT NULL"], "cp1251", &rows);
-    let output = run_with_stdin(&["fix", "-q", "--convert-charset", "utf8mb4"], dump.as_bytes());
+    let output = run_with_stdin(
+        &["fix", "-q", "--convert-charset", "utf8mb4"],
+        dump.as_bytes(),
+    );
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
     assert!(message.contains("t.name (cp1251)"), "{message}");
-    assert!(message.contains("--convert-charset rewrites latin1 only"), "{message}");
+    assert!(
+        message.contains("--convert-charset rewrites latin1 only"),
+        "{message}"
+    );
     let output = run_with_stdin(&["fix", "-q", "--keep-charset"], dump.as_bytes());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(output.stdout, dump.replace(GARBLED, REPAIRED).as_bytes());
@@ -218,7 +267,10 @@ fn the_refusal_names_a_few_columns_and_counts_the_others() {
     let output = run_with_stdin(&["fix", "-q"], dump.as_bytes());
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
-    assert!(message.contains("t.c1 (latin1), t.c2 (latin1), t.c3 (latin1), t.c4 (latin1), and 2 more"), "{message}");
+    assert!(
+        message.contains("t.c1 (latin1), t.c2 (latin1), t.c3 (latin1), t.c4 (latin1), and 2 more"),
+        "{message}"
+    );
     assert!(!message.contains("t.c5"), "{message}");
 }
 
@@ -232,19 +284,41 @@ fn to_standard_output_the_fix_stops_before_the_first_refused_repair() {
     let mut dump = mysql_dump(&["`name` text"], "utf8mb4", &rows.join(","));
     // The refused table starts beyond the first block (8 MiB).
     assert!(dump.len() > 9 << 20);
-    dump += &table("u", &["`name` text"], "latin1", &format!("(1,'{GARBLED} u')"));
+    dump += &table(
+        "u",
+        &["`name` text"],
+        "latin1",
+        &format!("(1,'{GARBLED} u')"),
+    );
     let (dir, path) = temp_dump(&dump);
     let output = run(&["fix", "-q", path_str(&path)]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    assert!(stderr(&output).contains("u.name (latin1)"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("u.name (latin1)"),
+        "{}",
+        stderr(&output)
+    );
     let kept = dir.path().join("kept.sql");
-    let all = run(&["fix", "-q", "--keep-charset", path_str(&path), "-o", path_str(&kept)]);
+    let all = run(&[
+        "fix",
+        "-q",
+        "--keep-charset",
+        path_str(&path),
+        "-o",
+        path_str(&kept),
+    ]);
     assert_eq!(all.status.code(), Some(0), "{}", stderr(&all));
     let all = std::fs::read(&kept).expect("written");
     let written = &output.stdout;
-    assert!(!written.is_empty(), "the blocks before the refused one are written");
+    assert!(
+        !written.is_empty(),
+        "the blocks before the refused one are written"
+    );
     assert!(written.len() < all.len());
-    assert!(all.starts_with(written), "what was written is the repaired dump's start");
+    assert!(
+        all.starts_with(written),
+        "what was written is the repaired dump's start"
+    );
     let text = String::from_utf8_lossy(written);
     assert!(text.contains(&format!("(1,'{REPAIRED} x")));
     assert!(!text.contains("café u"));
@@ -278,9 +352,16 @@ fn a_data_only_dump_is_refused_by_the_charsets_of_its_schema_dump() {
     args.extend(convert);
     let output = run(&args);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert_eq!(output.stdout, data_only.replace(GARBLED, REPAIRED).as_bytes());
+    assert_eq!(
+        output.stdout,
+        data_only.replace(GARBLED, REPAIRED).as_bytes()
+    );
     // The schema dump itself, read whole, is not out of reach: the note says to convert it.
-    assert!(stderr(&output).contains("Fix the schema dump too"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("Fix the schema dump too"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 /// PostgreSQL columns have no character set: a dump created `ENCODING 'LATIN1'` but read as
