@@ -196,13 +196,25 @@ else
     : >"$work/refused.tsv"
 fi
 
-# ---- the same pipeline with --keep-charset: what the refusal prevents
+# ---- the same pipeline with --keep-charset: what the refusal prevents. On a copy of the text
+# columns without the CHECK (whose repaired literals latin1 cannot hold either: the CREATE TABLE
+# would fail, error 1918), made after the dumps above so that they do not see it.
 say "the same pipeline with --keep-charset (the columns stay latin1)"
-"${client[@]}" -e 'CREATE DATABASE dst5'
-"${dump[@]}" src | "$undouble" fix -q --keep-charset \
-    | "${client[@]}" --force --default-character-set=utf8mb4 dst5 2>"$work/kept.load.err" \
-    || grep -a ERROR "$work/kept.load.err" >&2 || true
-read_back dst5 kept
+"${client[@]}" -e 'CREATE TABLE src.plain (id INT NOT NULL PRIMARY KEY, v VARCHAR(2000),
+    t TEXT, m MEDIUMTEXT) DEFAULT CHARSET=latin1;
+    INSERT INTO src.plain SELECT id, v, t, m FROM src.notes; CREATE DATABASE dst5'
+set +e
+"${dump[@]}" src plain | "$undouble" fix -q --keep-charset \
+    | "${client[@]}" --default-character-set=utf8mb4 dst5 2>"$work/kept.load.err"
+statuses=("${PIPESTATUS[@]}")
+set -e
+if [[ ${statuses[*]} != "0 0 0" ]]; then
+    echo "the --keep-charset pipeline exited with ${statuses[*]}" >&2
+    verdict_kept=1
+fi
+grep -a ERROR "$work/kept.load.err" | cut -c1-300 >&2 || true
+"${client[@]}" --default-character-set=utf8mb4 -N -B dst5 \
+    -e 'SELECT id, HEX(v), HEX(t), HEX(m) FROM plain ORDER BY id' >"$work/kept.tsv"
 
 # ---- the verdicts (the last line of each is `N passed, N failed`)
 verdict=0
@@ -224,4 +236,5 @@ python3 .ci/mariadb_roundtrip.py check-refused "$work/source.tsv" "$work/refused
     "$work/refused.status" || verdict=1
 say "piped with --keep-charset: what latin1 cannot hold is lost"
 python3 .ci/mariadb_roundtrip.py check-kept "$work/expected.json" "$work/kept.tsv" || verdict=1
+[[ ${verdict_kept:-0} -eq 0 ]] || verdict=1
 exit "$verdict"

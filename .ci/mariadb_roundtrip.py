@@ -25,7 +25,8 @@ text, the row classes, the verdict) is in roundtrip_common.py.
         and of the pipeline; every row of LOADED.tsv must be its row of SOURCE.tsv (the source
         database): no repaired row was loaded into a latin1 column.
     mariadb_roundtrip.py check-kept OUTDIR/expected.json LOADED.tsv
-        the pipeline with --keep-charset: repaired cells latin1 can hold read back right, the
+        the pipeline with --keep-charset, on a copy of the table's text columns (LOADED.tsv:
+        id and the hexadecimal v, t, m): repaired cells latin1 can hold read back right, the
         others with `?` for every character latin1 lacks (the loss the refusal prevents).
 
 Cell classes (columns v VARCHAR, t TEXT, m MEDIUMTEXT of a latin1 table):
@@ -213,7 +214,7 @@ def check_kept(expected_path: Path, loaded_path: Path) -> int:
     prevents. Every repaired cell whose true text latin1 can hold reads back as that text; every
     other one reads back with `?` in place of what latin1 lacks."""
     expected = json.loads(expected_path.read_text(encoding="utf-8"))
-    loaded = read_hex_rows(loaded_path, ["v", "t", "m", "b", "vb", "ctl", "st"])
+    loaded = read_hex_rows(loaded_path, COLUMNS)
     verdict = Verdict()
     latin1_chars = mysql_latin1_chars()
     lost = 0
@@ -221,7 +222,9 @@ def check_kept(expected_path: Path, loaded_path: Path) -> int:
         if cell["class"] not in ("double", "triple"):
             continue
         for column in COLUMNS:
-            value = text_of(loaded[index][column]) if index in loaded else "<missing row>"
+            # HEX() of a latin1 column gives its latin1 bytes.
+            value = (mysql_latin1(bytes.fromhex(loaded[index][column])) if index in loaded
+                     else "<missing row>")
             fits = all(ch in latin1_chars for ch in cell[column])
             if fits:
                 verdict.judge("fits", value == cell[column], f"id {index} {column}: {value!r}")
