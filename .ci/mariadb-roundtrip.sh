@@ -12,8 +12,13 @@
 # --convert-charset utf8mb4, load into a fresh database (going on past errors, which the
 # verdict counts: a literal left garbled makes the repaired rows fail the check), and compare
 # every cell with its true value. The same again with the schema and the data dumped apart
-# (`--no-data`, `--no-create-info`; the data repaired with `--schema`). Prints one line per
-# cell class and `N passed, N failed` for each; exits 1 on a failure.
+# (`--no-data`, `--no-create-info`; the data repaired with `--schema`), and as the README's
+# pipeline (`mariadb-dump ... | undouble fix --convert-charset utf8mb4 | mariadb ...`, under
+# `set -o pipefail`). And the same pipeline without --convert-charset: undouble refuses (status
+# 2, the pipeline fails) and no repaired row is loaded into the latin1 columns; and with
+# --keep-charset, what the refusal prevents: every repaired character latin1 lacks reads back
+# as `?`. Prints one line per cell class and `N passed, N failed` for each; exits 1 on a
+# failure.
 #
 # Installs mariadb-server and mariadb-client from Debian when they are missing (as root), with
 # service start-up denied. Uses target/release/undouble, built if missing.
@@ -143,8 +148,8 @@ dump=(mariadb-dump --no-defaults --socket="$socket" --user=root --default-charac
 "$undouble" fix -q --convert-charset utf8mb4 "$work/schema-only.sql" \
     -o "$work/schema-fixed.sql" || [[ $? -eq 1 ]]
 status=0
-"$undouble" fix -q --schema "$work/schema-only.sql" "$work/data-only.sql" \
-    -o "$work/data-fixed.sql" || status=$?
+"$undouble" fix -q --convert-charset utf8mb4 --schema "$work/schema-only.sql" \
+    "$work/data-only.sql" -o "$work/data-fixed.sql" 2>"$work/data-fix.err" || status=$?
 if [[ $status -ne 0 ]]; then
     echo "undouble fix --schema exited with $status (0 expected: repaired)" >&2
     exit 2
@@ -153,6 +158,63 @@ fi
 load dst2 loaded-apart "$work/schema-fixed.sql"
 load dst2 loaded-apart "$work/data-fixed.sql"
 read_back dst2 loaded-apart
+
+# ---- the README's pipeline: dump | undouble fix --convert-charset utf8mb4 | client
+say "piping mariadb-dump into undouble fix --convert-charset utf8mb4 into mariadb"
+"${client[@]}" -e 'CREATE DATABASE dst3'
+status=0
+"${dump[@]}" src | "$undouble" fix -q --convert-charset utf8mb4 \
+    | "${client[@]}" --default-character-set=utf8mb4 dst3 2>"$work/piped.load.err" || status=$?
+grep -a ERROR "$work/piped.load.err" >&2 || true
+if [[ $status -ne 0 ]]; then
+    echo "the pipeline exited with $status (0 expected)" >&2
+    verdict_piped=1
+fi
+read_back dst3 piped
+
+# ---- the same pipeline without --convert-charset: refused
+say "the same pipeline without --convert-charset (refused)"
+"${client[@]}" -e 'CREATE DATABASE dst4'
+set +e
+"${dump[@]}" src | "$undouble" fix -q 2>"$work/refused.err" \
+    | "${client[@]}" --default-character-set=utf8mb4 dst4 2>/dev/null
+statuses=("${PIPESTATUS[@]}")
+set -e
+fix_status=${statuses[1]}
+# What pipefail makes of it: the last non-zero status.
+status=0
+for code in "${statuses[@]}"; do
+    [[ $code -eq 0 ]] || status=$code
+done
+sed 's/^/  undouble: /' "$work/refused.err" | cut -c1-200 >&2
+echo "$fix_status $status" >"$work/refused.status"
+read_back src source
+if "${client[@]}" -N -B -e "SELECT 1 FROM information_schema.TABLES
+        WHERE TABLE_SCHEMA = 'dst4' AND TABLE_NAME = 'notes'" | grep -q 1; then
+    read_back dst4 refused
+else
+    : >"$work/refused.tsv"
+fi
+
+# ---- the same pipeline with --keep-charset: what the refusal prevents. On a copy of the text
+# columns without the CHECK (whose repaired literals latin1 cannot hold either: the CREATE TABLE
+# would fail, error 1918), made after the dumps above so that they do not see it.
+say "the same pipeline with --keep-charset (the columns stay latin1)"
+"${client[@]}" -e 'CREATE TABLE src.plain (id INT NOT NULL PRIMARY KEY, v VARCHAR(2000),
+    t TEXT, m MEDIUMTEXT) DEFAULT CHARSET=latin1;
+    INSERT INTO src.plain SELECT id, v, t, m FROM src.notes; CREATE DATABASE dst5'
+set +e
+"${dump[@]}" src plain | "$undouble" fix -q --keep-charset \
+    | "${client[@]}" --default-character-set=utf8mb4 dst5 2>"$work/kept.load.err"
+statuses=("${PIPESTATUS[@]}")
+set -e
+if [[ ${statuses[*]} != "0 0 0" ]]; then
+    echo "the --keep-charset pipeline exited with ${statuses[*]}" >&2
+    verdict_kept=1
+fi
+grep -a ERROR "$work/kept.load.err" | cut -c1-300 >&2 || true
+"${client[@]}" --default-character-set=utf8mb4 -N -B dst5 \
+    -e 'SELECT id, HEX(v), HEX(t), HEX(m) FROM plain ORDER BY id' >"$work/kept.tsv"
 
 # ---- the verdicts (the last line of each is `N passed, N failed`)
 verdict=0
@@ -164,4 +226,15 @@ say "schema and data dumped apart"
 python3 .ci/mariadb_roundtrip.py check "$work/expected.json" "$work/loaded-apart.tsv" \
     "$work/loaded-apart-charsets.tsv" "$work/scan.json" "$work/loaded-apart-checks.tsv" \
     "$work/loaded-apart.load.err" || verdict=1
+say "piped: mariadb-dump | undouble fix --convert-charset utf8mb4 | mariadb"
+python3 .ci/mariadb_roundtrip.py check "$work/expected.json" "$work/piped.tsv" \
+    "$work/piped-charsets.tsv" "$work/scan.json" "$work/piped-checks.tsv" \
+    "$work/piped.load.err" || verdict=1
+[[ ${verdict_piped:-0} -eq 0 ]] || verdict=1
+say "piped without --convert-charset: refused"
+python3 .ci/mariadb_roundtrip.py check-refused "$work/source.tsv" "$work/refused.tsv" \
+    "$work/refused.status" || verdict=1
+say "piped with --keep-charset: what latin1 cannot hold is lost"
+python3 .ci/mariadb_roundtrip.py check-kept "$work/expected.json" "$work/kept.tsv" || verdict=1
+[[ ${verdict_kept:-0} -eq 0 ]] || verdict=1
 exit "$verdict"

@@ -20,6 +20,14 @@ text, the row classes, the verdict) is in roundtrip_common.py.
         (`name<TAB>hex`); LOAD.err: what the client said loading the repaired dump (kept going
         past errors). Prints one line per cell class and `N passed, N failed`; exits 1 if any
         failed.
+    mariadb_roundtrip.py check-refused SOURCE.tsv LOADED.tsv STATUS
+        the pipeline without --convert-charset: STATUS holds the exit status of `undouble fix`
+        and of the pipeline; every row of LOADED.tsv must be its row of SOURCE.tsv (the source
+        database): no repaired row was loaded into a latin1 column.
+    mariadb_roundtrip.py check-kept OUTDIR/expected.json LOADED.tsv
+        the pipeline with --keep-charset, on a copy of the table's text columns (LOADED.tsv:
+        id and the hexadecimal v, t, m): repaired cells latin1 can hold read back right, the
+        others with `?` for every character latin1 lacks (the loss the refusal prevents).
 
 Cell classes (columns v VARCHAR, t TEXT, m MEDIUMTEXT of a latin1 table):
   double     real text sent through a latin1 connection once: double-encoded in the dump
@@ -48,6 +56,11 @@ from roundtrip_common import (
 # MySQL's latin1 is windows-1252 with these five bytes kept as C1 controls.
 CP1252_UNDEFINED = {0x81, 0x8D, 0x8F, 0x90, 0x9D}
 COLUMNS = ["v", "t", "m"]
+
+
+def mysql_latin1_chars() -> set:
+    """The 256 characters MySQL's latin1 holds."""
+    return set(mysql_latin1(bytes(range(256))))
 
 
 def mysql_latin1(data: bytes) -> str:
@@ -177,11 +190,63 @@ def check(expected_path: Path, loaded_path: Path, schema_path: Path, scan_path: 
     return conclude([verdict.report(names)])
 
 
+def check_refused(source_path: Path, loaded_path: Path, status_path: Path) -> int:
+    """The pipeline without --convert-charset: `undouble fix` refused (status 2, and the
+    pipeline failed under pipefail), and no repaired row reached a latin1 column: every row
+    loaded, if any, is byte for byte the row of the source database (as garbled as it was)."""
+    columns = ["v", "t", "m", "b", "vb", "ctl", "st"]
+    source = read_hex_rows(source_path, columns)
+    loaded = read_hex_rows(loaded_path, columns)
+    verdict = Verdict()
+    fix_status, pipeline_status = status_path.read_text().split()
+    verdict.judge("status", fix_status == "2", f"undouble fix exited with {fix_status}")
+    verdict.judge("status", pipeline_status != "0", "the pipeline succeeded under pipefail")
+    repaired = [index for index, row in loaded.items() if row != source.get(index)]
+    verdict.judge("rows", not repaired, f"ids {repaired[:5]} were loaded repaired")
+    return conclude([verdict.report({
+        "status": "refused: fix exit status 2 and the pipeline failing",
+        "rows": f"refused: no repaired row loaded ({len(loaded)} rows loaded as dumped)",
+    })])
+
+
+def check_kept(expected_path: Path, loaded_path: Path) -> int:
+    """The pipeline with --keep-charset, loaded into the latin1 columns: the loss the refusal
+    prevents. Every repaired cell whose true text latin1 can hold reads back as that text; every
+    other one reads back with `?` in place of what latin1 lacks."""
+    expected = json.loads(expected_path.read_text(encoding="utf-8"))
+    loaded = read_hex_rows(loaded_path, COLUMNS)
+    verdict = Verdict()
+    latin1_chars = mysql_latin1_chars()
+    lost = 0
+    for index, cell in expected.items():
+        if cell["class"] not in ("double", "triple"):
+            continue
+        for column in COLUMNS:
+            # HEX() of a latin1 column gives its latin1 bytes.
+            value = (mysql_latin1(bytes.fromhex(loaded[index][column])) if index in loaded
+                     else "<missing row>")
+            fits = all(ch in latin1_chars for ch in cell[column])
+            if fits:
+                verdict.judge("fits", value == cell[column], f"id {index} {column}: {value!r}")
+            else:
+                lost += 1
+                wanted = "".join(ch if ch in latin1_chars else "?" for ch in cell[column])
+                verdict.judge("lost", value == wanted, f"id {index} {column}: {value!r}")
+    return conclude([verdict.report({
+        "fits": "--keep-charset: repaired cells latin1 can hold, read back right",
+        "lost": f"--keep-charset: repaired cells latin1 cannot hold, read back with ? ({lost})",
+    })])
+
+
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "generate":
         generate(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))
     elif len(sys.argv) == 8 and sys.argv[1] == "check":
         sys.exit(check(*(Path(a) for a in sys.argv[2:])))
+    elif len(sys.argv) == 4 and sys.argv[1] == "check-kept":
+        sys.exit(check_kept(Path(sys.argv[2]), Path(sys.argv[3])))
+    elif len(sys.argv) == 5 and sys.argv[1] == "check-refused":
+        sys.exit(check_refused(*(Path(a) for a in sys.argv[2:])))
     else:
         sys.exit(__doc__)
 

@@ -4,8 +4,9 @@
 Writes, next to this script:
   dump-sample.sql            a mysqldump-like file whose text cells are clean (ASCII or UTF-8),
                              double-encoded, triple-encoded, or legitimate look-alikes
-  dump-sample.expected.sql   the same file with every double/triple-encoded cell restored: the
-                             bytes a correct `undouble fix` must produce
+  dump-sample.expected.sql   the same file with every double/triple-encoded cell restored and
+                             the tables declared utf8mb4: the bytes a correct `undouble fix
+                             --convert-charset utf8mb4` must produce
   clean-multilingual.txt     correctly encoded text in many scripts, look-alikes included:
                              nothing in it may be changed
   README.md                  what the files are, where the text comes from, and the counts
@@ -567,6 +568,10 @@ ROWS_PER_INSERT = 25
 
 
 def render_dump(tables, expected):
+    # The tables are latin1, as those of a database filled through a latin1 connection; their
+    # true text is multilingual, which latin1 cannot hold: the repaired dump declares them
+    # utf8mb4, as `fix --convert-charset utf8mb4` rewrites them, so that it reloads as that text.
+    charset = "utf8mb4" if expected else "latin1"
     out = [DUMP_HEADER]
     for t in tables:
         out.append(f"""
@@ -580,7 +585,7 @@ DROP TABLE IF EXISTS `{t.name}`;
 CREATE TABLE `{t.name}` (
   {(',' + chr(10) + '  ').join(t.columns)},
   PRIMARY KEY (`id`)
-) ENGINE=InnoDB AUTO_INCREMENT={len(t.rows) + 1} DEFAULT CHARSET=latin1;
+) ENGINE=InnoDB AUTO_INCREMENT={len(t.rows) + 1} DEFAULT CHARSET={charset};
 /*!40101 SET character_set_client = @saved_cs_client */;
 
 --
@@ -702,7 +707,7 @@ use the committed files and never need the packages.
 | file | bytes | what |
 | --- | ---: | --- |
 | `dump-sample.sql` | {sizes['dump-sample.sql']} | mysqldump-like file (`SET NAMES utf8mb4`, `latin1` tables, extended `INSERT`s, MySQL string escapes) whose text cells are clean, double-encoded, triple-encoded or legitimate look-alikes |
-| `dump-sample.expected.sql` | {sizes['dump-sample.expected.sql']} | the same file with every double/triple-encoded cell restored to its true text and every other byte identical: what a correct `fix` produces |
+| `dump-sample.expected.sql` | {sizes['dump-sample.expected.sql']} | the same file with every double/triple-encoded cell restored to its true text, the tables' `DEFAULT CHARSET=latin1` made `utf8mb4`, and every other byte identical: what a correct `fix --convert-charset utf8mb4` produces (the true text is multilingual: kept latin1, it would not reload) |
 | `clean-multilingual.txt` | {sizes['clean-multilingual.txt']} | correctly encoded text, one entry per line, many scripts, look-alikes included: nothing to repair |
 
 ## Where the text comes from

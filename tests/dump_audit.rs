@@ -133,8 +133,9 @@ fn fix_and_undo(input: &[u8], args: &[&str]) -> Vec<Value> {
 #[test]
 fn the_audited_sample_dump_is_repaired_exactly_as_without_audit() {
     let sample = fs::read(corpus("dump-sample.sql")).expect("the sample");
-    let expected = fs::read(corpus("dump-sample.expected.sql")).expect("the expected output");
-    let (fixed, log) = fix_both_ways(&sample, &[], "full");
+    // Kept latin1: what is checked here is the audit, not the reload (tests/dump_reload.rs).
+    let expected = sample_repaired_keeping_latin1();
+    let (fixed, log) = fix_both_ways(&sample, &["--keep-charset"], "full");
     let records = parse(&log);
     assert!(fixed == expected);
     assert_eq!(records[0]["schema"], 3);
@@ -154,7 +155,14 @@ fn the_audited_sample_dump_is_repaired_exactly_as_without_audit() {
     // Audited to standard output, the bytes are the same.
     let (dir, path) = dump_file("sample.sql", &sample);
     let log = dir.path().join("stdout.jsonl");
-    let output = run(&["fix", "-q", path_str(&path), "--audit", path_str(&log)]);
+    let output = run(&[
+        "fix",
+        "-q",
+        "--keep-charset",
+        path_str(&path),
+        "--audit",
+        path_str(&log),
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(output.stdout == expected);
     let stdout_file = &read_log(&log)[3567];
@@ -185,7 +193,7 @@ fn three_tables() -> String {
 #[test]
 fn repairs_name_their_table_column_and_row() {
     let dump = three_tables();
-    let (fixed, log) = fix_both_ways(dump.as_bytes(), &[], "full");
+    let (fixed, log) = fix_both_ways(dump.as_bytes(), &["--keep-charset"], "full");
     let records = parse(&log);
     check_offsets(dump.as_bytes(), &records);
     let cells = cells(&records);
@@ -231,14 +239,14 @@ fn postgresql_copy_rows_are_named_by_number() {
          2\t{LOOKS_GARBLED}\\tx\t\\\\x00\n\
          \\.\n"
     );
-    let (_, log) = fix_both_ways(dump.as_bytes(), &[], "full");
+    let (_, log) = fix_both_ways(dump.as_bytes(), &["--keep-charset"], "full");
     let records = parse(&log);
     check_offsets(dump.as_bytes(), &records);
     assert_eq!(
         cells(&records),
         [(json!("public.t"), json!("name"), json!(2))]
     );
-    fix_and_undo(dump.as_bytes(), &[]);
+    fix_and_undo(dump.as_bytes(), &["--keep-charset"]);
 }
 
 /// A full `pg_dump`: its primary keys come after all the data (a plain one, and a composite
@@ -275,7 +283,7 @@ fn full_pg_dump() -> String {
 #[test]
 fn a_full_pg_dump_names_its_rows_by_the_keys_it_declares_after_its_data() {
     let dump = full_pg_dump();
-    let (_, log) = fix_both_ways(dump.as_bytes(), &[], "full");
+    let (_, log) = fix_both_ways(dump.as_bytes(), &["--keep-charset"], "full");
     let records = parse(&log);
     check_offsets(dump.as_bytes(), &records);
     let cell = |table: &str, column: &str, row: Value| (json!(table), json!(column), row);
@@ -288,7 +296,7 @@ fn a_full_pg_dump_names_its_rows_by_the_keys_it_declares_after_its_data() {
             cell("public.loose", "t", json!(2)),
         ]
     );
-    fix_and_undo(dump.as_bytes(), &[]);
+    fix_and_undo(dump.as_bytes(), &["--keep-charset"]);
     let (dir, path) = dump_file("full.sql", dump.as_bytes());
     let scanned = json_lines(&run(&["scan", "--json", path_str(&path)]));
     let tables = &scanned[0]["dump"]["tables"];
@@ -304,7 +312,14 @@ fn a_full_pg_dump_names_its_rows_by_the_keys_it_declares_after_its_data() {
     assert_eq!(tables[0]["columns"][1]["example_row"], "row 2");
     let log = dir.path().join("piped.jsonl");
     let fixed = run_with_stdin(
-        &["fix", "-q", "--audit", path_str(&log), "-"],
+        &[
+            "fix",
+            "-q",
+            "--keep-charset",
+            "--audit",
+            path_str(&log),
+            "-",
+        ],
         dump.as_bytes(),
     );
     assert_eq!(fixed.status.code(), Some(0), "{}", stderr(&fixed));
@@ -374,7 +389,7 @@ fn convert_charset_rewrites_are_logged_and_undone() {
     // The rewrites lengthen the text, the repairs shorten it: undo takes both back.
     let records = fix_and_undo(dump.as_bytes(), &convert);
     assert_eq!(of_type(&records, "change").len(), 8);
-    fix_and_undo(dump.as_bytes(), &[]);
+    fix_and_undo(dump.as_bytes(), &["--keep-charset"]);
 }
 
 #[test]
@@ -386,14 +401,14 @@ fn a_dump_whose_only_change_is_its_charset_is_rewritten_and_undone() {
     assert_eq!(file["double_encoded"], 0);
     assert_eq!(file["change_records"], 7);
     // Without --convert-charset there is nothing to change, and nothing is rewritten.
-    let records = fix_and_undo(dump.as_bytes(), &[]);
+    let records = fix_and_undo(dump.as_bytes(), &["--keep-charset"]);
     assert_eq!(of_type(&records, "file")[0]["rewritten"], false);
 }
 
 #[test]
 fn the_sample_dump_is_undone_exactly() {
     let sample = fs::read(corpus("dump-sample.sql")).expect("the sample");
-    fix_and_undo(&sample, &[]);
+    fix_and_undo(&sample, &["--keep-charset"]);
     // The sample declares its tables latin1, so --convert-charset rewrites them too.
     let records = fix_and_undo(&sample, &["--convert-charset", "utf8mb4"]);
     let kinds = of_type(&records, "change");
@@ -426,6 +441,7 @@ fn the_summary_level_audits_a_dump_without_change_records() {
     let fixed = run(&[
         "fix",
         "-q",
+        "--keep-charset",
         "--in-place",
         path_str(&path),
         "--audit",
@@ -469,7 +485,7 @@ fn long_line(key_first: bool) -> String {
 fn rows_cut_by_the_end_of_a_buffer_are_still_named() {
     for key_first in [true, false] {
         let dump = long_line(key_first);
-        let (_, log) = fix_both_ways(dump.as_bytes(), &[], "full");
+        let (_, log) = fix_both_ways(dump.as_bytes(), &["--keep-charset"], "full");
         let records = parse(&log);
         let rows: Vec<Value> = cells(&records).into_iter().map(|(_, _, row)| row).collect();
         assert_eq!(rows.len(), 4700);
@@ -603,7 +619,7 @@ proptest! {
         convert in any::<bool>(),
     ) {
         let dump = dump_of(&tables, latin1);
-        let args: &[&str] = if convert { &["--convert-charset", "utf8mb4"] } else { &[] };
+        let args: &[&str] = if convert { &["--convert-charset", "utf8mb4"] } else { &["--keep-charset"] };
         let (_, log) = fix_both_ways(dump.as_bytes(), args, "full");
         let records = parse(&log);
         check_offsets(dump.as_bytes(), &records);

@@ -44,7 +44,7 @@ fn garbled(template: &str, words: &[&str], page: &CodePage) -> String {
 fn assert_repaired(template: &str, page: &CodePage) {
     let everything: Vec<&str> = REPAIRED.iter().copied().chain([KEPT]).collect();
     let dump = garbled(template, &everything, page);
-    let output = run_with_stdin(&["fix", "-q"], dump.as_bytes());
+    let output = run_with_stdin(&["fix", "-q", "--keep-charset"], dump.as_bytes());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),

@@ -224,7 +224,13 @@ fn a_data_only_dump_without_its_schema_is_refused_with_a_hint() {
     let out = files.path("out.sql");
     for args in [
         vec!["scan", path_str(&data)],
-        vec!["fix", path_str(&data), "-o", path_str(&out)],
+        vec![
+            "fix",
+            "--keep-charset",
+            path_str(&data),
+            "-o",
+            path_str(&out),
+        ],
     ] {
         let output = run(&args);
         assert_eq!(output.status.code(), Some(2));
@@ -247,6 +253,7 @@ fn text_is_repaired_by_the_schema_dumps_tables_and_the_blob_kept_byte_for_byte()
     let out = files.path("out.sql");
     let output = run(&[
         "fix",
+        "--keep-charset",
         "--schema",
         path_str(&schema),
         path_str(&data),
@@ -269,7 +276,7 @@ fn text_is_repaired_by_the_schema_dumps_tables_and_the_blob_kept_byte_for_byte()
     );
     // Standard input is read with the schema dump too.
     let piped = run_with_stdin(
-        &["fix", "-q", "--schema", path_str(&schema)],
+        &["fix", "--keep-charset", "-q", "--schema", path_str(&schema)],
         mariadb_data().as_bytes(),
     );
     assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
@@ -376,6 +383,7 @@ fn the_audit_names_rows_by_the_schema_dumps_keys_and_undo_restores_the_dump() {
     let log = files.path("audit.jsonl");
     let output = run(&[
         "fix",
+        "--keep-charset",
         "-q",
         "--in-place",
         "--schema",
@@ -439,7 +447,14 @@ fn the_dumps_own_definitions_win_and_nothing_but_tables_carries_over() {
                 CREATE TABLE `u` (`id` int NOT NULL, `a` text, `b` blob);\n\
                 INSERT INTO `u` VALUES (1,'cafÃ©','cafÃ©');\n";
     let data = files.write("data.sql", dump);
-    let output = run(&["fix", "-q", "--schema", path_str(&schema), path_str(&data)]);
+    let output = run(&[
+        "fix",
+        "--keep-charset",
+        "-q",
+        "--schema",
+        path_str(&schema),
+        path_str(&data),
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let expected = "-- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)\n\
                     INSERT INTO `t` VALUES (1,'café','café');\n\
@@ -520,6 +535,7 @@ fn convert_charset_tells_once_that_the_schema_dump_keeps_its_latin1() {
     // Without --convert-charset, or with a schema dump that declares no latin1, nothing to tell.
     let output = run(&[
         "fix",
+        "--keep-charset",
         "--schema",
         path_str(&schema),
         path_str(&input.join("a.sql")),
@@ -713,14 +729,21 @@ fn postgresql_copy_data_only() {
     let files = Files::new();
     let schema = files.write("schema.sql", &postgresql_schema());
     let data = files.write("data.sql", &postgresql_data());
-    let output = run(&["fix", "-q", path_str(&data)]);
+    let output = run(&["fix", "--keep-charset", "-q", path_str(&data)]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("line 25: data for table `public.e`"),
         "{}",
         stderr(&output)
     );
-    let output = run(&["fix", "-q", "--schema", path_str(&schema), path_str(&data)]);
+    let output = run(&[
+        "fix",
+        "--keep-charset",
+        "-q",
+        "--schema",
+        path_str(&schema),
+        path_str(&data),
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let expected = postgresql_data()
         .replace("cafÃ©", "café")
@@ -754,6 +777,7 @@ fn postgresql_copy_data_only() {
     let fixed = files.path("fixed.sql");
     let output = run(&[
         "fix",
+        "--keep-charset",
         "-q",
         "--schema",
         path_str(&schema),

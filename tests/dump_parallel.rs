@@ -74,6 +74,7 @@ fn a_dump_of_many_blocks_is_read_alike_whatever_the_threads() {
         let output = run(&[
             "fix",
             "-q",
+            "--keep-charset",
             "-j",
             threads,
             path_str(&input),
@@ -107,6 +108,7 @@ fn a_dump_of_many_blocks_is_read_alike_whatever_the_threads() {
     let output = run(&[
         "fix",
         "-q",
+        "--keep-charset",
         "-j",
         "2",
         "--audit",

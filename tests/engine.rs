@@ -47,7 +47,14 @@ fn results_are_the_same_whatever_the_thread_count_and_reading_method() {
         vec!["-j", "2", "--no-mmap"],
     ] {
         let out = dir.path().join("out.sql");
-        let mut fix_args = vec!["fix", "-q", path_str(&input), "-o", path_str(&out)];
+        let mut fix_args = vec![
+            "fix",
+            "-q",
+            "--keep-charset",
+            path_str(&input),
+            "-o",
+            path_str(&out),
+        ];
         fix_args.extend(&args);
         assert_eq!(run(&fix_args).status.code(), Some(0));
         let fixed = std::fs::read(&out).expect("output");
@@ -120,12 +127,13 @@ fn trees_are_walked_in_order_and_mirrored() {
     let output = run(&[
         "fix",
         "-q",
+        "--keep-charset",
         path_str(&tree),
         "--output-dir",
         path_str(&mirror),
     ]);
     assert_eq!(output.status.code(), Some(1));
-    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    let expected = sample_repaired_keeping_latin1();
     assert!(std::fs::read(mirror.join("b/deeper/dump.sql")).expect("mirrored") == expected);
     assert!(
         std::fs::read(mirror.join("a.txt")).expect("mirrored")
@@ -170,13 +178,14 @@ fn in_place_with_backup_and_dry_run() {
     let output = run(&[
         "fix",
         "-q",
+        "--keep-charset",
         "--in-place",
         "--backup",
         ".orig",
         path_str(&dump),
     ]);
     assert_eq!(output.status.code(), Some(0));
-    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    let expected = sample_repaired_keeping_latin1();
     assert!(std::fs::read(&dump).expect("read") == expected);
     let backup = dir.path().join("dump.sql.orig");
     assert!(std::fs::read(&backup).expect("backup") == original);
@@ -191,13 +200,14 @@ fn a_missing_file_fails_alone() {
     let output = run(&[
         "fix",
         "-q",
+        "--keep-charset",
         "--in-place",
         path_str(&missing),
         path_str(&good),
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("vanished.sql"));
-    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    let expected = sample_repaired_keeping_latin1();
     assert!(
         std::fs::read(&good).expect("read") == expected,
         "the other file is repaired"
@@ -236,7 +246,7 @@ fn permission_denied_fails_each_file_alone() {
     let dir = tempfile::tempdir().expect("tempdir");
     mode(dir.path(), 0o777);
     let sample = std::fs::read(corpus("dump-sample.sql")).expect("sample");
-    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    let expected = sample_repaired_keeping_latin1();
     let writable = dir.path().join("writable");
     let read_only = dir.path().join("read-only");
     for sub in [&writable, &read_only] {
@@ -253,7 +263,13 @@ fn permission_denied_fails_each_file_alone() {
     mode(&unreadable, 0o000);
     mode(&read_only, 0o555);
 
-    let output = run_unprivileged(&["fix", "-q", "--in-place", path_str(dir.path())]);
+    let output = run_unprivileged(&[
+        "fix",
+        "-q",
+        "--keep-charset",
+        "--in-place",
+        path_str(dir.path()),
+    ]);
     mode(&unreadable, 0o644);
     let message = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{message}");
@@ -283,7 +299,7 @@ fn a_full_disk_leaves_the_original() {
     // 16 blocks of 512 bytes: less than the repaired file. SIGXFSZ is ignored so that the
     // write fails with EFBIG instead of killing the process.
     let script = format!(
-        "ulimit -f 16; trap '' XFSZ; exec '{}' fix -q --in-place '{}'",
+        "ulimit -f 16; trap '' XFSZ; exec '{}' fix -q --keep-charset --in-place '{}'",
         env!("CARGO_BIN_EXE_undouble"),
         path_str(&dump)
     );
@@ -309,7 +325,14 @@ fn a_killed_fix_leaves_each_file_whole() {
     let original = std::fs::read(&source).expect("read");
     let repaired = {
         let out = dir.path().join("repaired.sql");
-        run(&["fix", "-q", path_str(&source), "-o", path_str(&out)]);
+        run(&[
+            "fix",
+            "-q",
+            "--keep-charset",
+            path_str(&source),
+            "-o",
+            path_str(&out),
+        ]);
         std::fs::read(&out).expect("read")
     };
     assert!(repaired != original);
@@ -318,7 +341,13 @@ fn a_killed_fix_leaves_each_file_whole() {
     for attempt in 0..12u64 {
         std::fs::write(&target, &original).expect("reset");
         let mut child = undouble()
-            .args(["fix", "-q", "--in-place", path_str(&target)])
+            .args([
+                "fix",
+                "-q",
+                "--keep-charset",
+                "--in-place",
+                path_str(&target),
+            ])
             .spawn()
             .expect("spawn");
         // Spread the kills over the run (a full run takes some tens of milliseconds).
@@ -400,13 +429,14 @@ fn output_to_a_fifo_is_written_not_replaced() {
     let output = run(&[
         "fix",
         "-q",
+        "--keep-charset",
         path_str(&corpus("dump-sample.sql")),
         "-o",
         path_str(&fifo),
     ]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let received = reader.join().expect("reader");
-    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    let expected = sample_repaired_keeping_latin1();
     assert!(received == expected);
     let kind = std::fs::metadata(&fifo).expect("stat").file_type();
     assert!(kind.is_fifo(), "the FIFO is still a FIFO");
@@ -436,6 +466,7 @@ fn an_audited_fix_is_undone_exactly() {
     let output = run(&[
         "fix",
         "-q",
+        "--keep-charset",
         "--in-place",
         "--format",
         "text",
@@ -444,7 +475,7 @@ fn an_audited_fix_is_undone_exactly() {
         path_str(&tree),
     ]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected");
+    let expected = sample_repaired_keeping_latin1();
     assert!(std::fs::read(tree.join("sub/dump.sql")).expect("read") == expected);
     let records: Vec<Value> = std::fs::read_to_string(&log)
         .expect("log")
@@ -458,6 +489,7 @@ fn an_audited_fix_is_undone_exactly() {
     let again = run(&[
         "fix",
         "-q",
+        "--keep-charset",
         "--in-place",
         "--audit",
         path_str(&log),

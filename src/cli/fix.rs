@@ -67,6 +67,14 @@ pub(crate) struct FixArgs {
     /// tables and `SET NAMES` to this one, so that the repaired dump loads as UTF-8.
     #[arg(long, value_enum, value_name = "CHARSET")]
     convert_charset: Option<dump::Charset>,
+    /// With a SQL dump, write repaired text into text columns stored in a single-byte character
+    /// set (latin1, cp1251, ...; those --convert-charset does not rewrite) and keep that set;
+    /// without it (or --convert-charset) such a fix is refused. Right only when the columns are
+    /// to stay in that set and the server converts the text as it loads it: the dump is loaded
+    /// through SET NAMES utf8mb4 and every repaired character exists in the set (others become
+    /// `?`).
+    #[arg(long)]
+    keep_charset: bool,
     /// Convert files that are not UTF-8 (Windows-1252, ISO-8859-2, UTF-16, ...) to UTF-8, from
     /// the encoding detected or given by --from; without it they are skipped. Not with --audit:
     /// the log cannot record a conversion yet (--backup keeps the originals).
@@ -115,6 +123,8 @@ struct Repaired {
     written: Written,
     /// More to tell: a dump's damaged columns.
     more: String,
+    /// A warning to tell even with `-q`: what `fix` would refuse (`--dry-run` of a dump).
+    warning: String,
     /// A dump fixed with `--convert-charset` that has rows for tables only a `--schema` dump
     /// defines: the character sets of those tables are out of its reach.
     charsets_in_schema_dump: bool,
@@ -181,6 +191,7 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
                         counts,
                         written,
                         more,
+                        warning,
                         charsets_in_schema_dump: out_of_reach,
                     } = *repaired;
                     charsets_in_schema_dump |= out_of_reach;
@@ -197,6 +208,7 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
                         eprint!("{what}{}", report::counts_text(readings, &name, &counts, 5));
                         eprint!("{more}");
                     }
+                    eprint!("{warning}");
                     total.merge(counts);
                 }
                 Fixed::Transcoded(done, written, more) => {
@@ -317,6 +329,7 @@ fn fix_one(
         dialect,
         convert_charset: args.convert_charset,
         schema: prepared.definitions.clone(),
+        keep_charset: args.keep_charset,
     });
     // Every input is judged from its head before any of it is written, for every destination
     // and whether it is a file or a stream: what is skipped can then be passed on whole.
@@ -465,6 +478,7 @@ fn repair_one(
         counts,
         written,
         more: String::new(),
+        warning: String::new(),
         charsets_in_schema_dump: false,
     })
 }
@@ -562,6 +576,7 @@ fn binary_columns_with_values(
         dialect,
         convert_charset: None,
         schema: prepared.definitions.clone(),
+        keep_charset: false,
     };
     // A look ahead of the conversion: it moves no progress bar.
     let engine = EngineOptions {
@@ -628,9 +643,13 @@ fn fix_dump_one(
     options: DumpOptions,
     log: Option<&mut AuditLog>,
 ) -> Result<Repaired, Error> {
+    let mut warning = String::new();
     let (mut report, written) = match destination {
         Destination::Nowhere => {
             let (report, _) = dump::scan_dump(scanner, input, &options, engine, 0)?;
+            if let Some(refusal) = report.refusal_warning(args.convert_charset, args.keep_charset) {
+                warning = format!("{}: warning: {refusal}\n", input.display_path().display());
+            }
             (report, Written::Unchanged)
         }
         Destination::Stdout => {
@@ -662,6 +681,7 @@ fn fix_dump_one(
         counts: std::mem::take(&mut report.counts),
         written,
         more,
+        warning,
         charsets_in_schema_dump,
     })
 }

@@ -93,6 +93,9 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                         }
                         if let Some(tables) = &tables {
                             text += &tables.text(readings, false);
+                            if let Some(refusal) = tables.refusal_warning(None, false) {
+                                text += &format!("  warning: {refusal}\n");
+                            }
                         }
                         text
                     };
@@ -164,6 +167,7 @@ fn scan_and_survey(
                 dialect,
                 convert_charset: None,
                 schema: prepared.definitions.clone(),
+                keep_charset: false,
             };
             let (mut tables, head) =
                 dump::scan_dump(scanner, input, &options, &prepared.engine, SURVEY_LIMIT)?;

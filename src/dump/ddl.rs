@@ -60,6 +60,7 @@ impl Definition {
                 primary_key: Vec::new(),
                 rows: 0,
                 unknown_type: None,
+                charset: None,
             },
             edits: Vec::new(),
             text_literals: Vec::new(),
@@ -223,6 +224,20 @@ fn text_of(buf: &[u8], token: &Token) -> String {
     String::from_utf8_lossy(&buf[token.span.clone()]).into_owned()
 }
 
+/// Takes in a `CHARACTER SET x` (or, with `collation`, `COLLATE x`) clause whose value is
+/// `token` into `charset`, the character set declared so far: a character set wins over the one
+/// a collation implies, which only fills in when none is named.
+fn declare_charset(charset: &mut Option<String>, buf: &[u8], token: &Token, collation: bool) {
+    let label = text_of(buf, token).to_ascii_lowercase();
+    match collation {
+        false => *charset = Some(label),
+        true if charset.is_none() => {
+            *charset = Some(schema::charset_of_collation(&label).to_owned());
+        }
+        true => {}
+    }
+}
+
 /// The `--convert-charset` edit of the character set or collation name at `token`, if it is
 /// `latin1`'s.
 fn convert_edit(buf: &[u8], token: &Token, collation: bool) -> Option<Edit> {
@@ -347,6 +362,10 @@ fn read_table_options(
     let mut j = from;
     while j < tokens.len() {
         if let Some((value, collation)) = charset_clause(buf, tokens, j) {
+            if context.dialect == SqlDialect::MySql {
+                let table = &mut definition.table;
+                declare_charset(&mut table.charset, buf, &tokens[value], collation);
+            }
             if context.convert && has_text && context.dialect == SqlDialect::MySql {
                 definition
                     .edits
@@ -435,10 +454,14 @@ fn read_item(
         .unwrap_or_default();
     let declared = String::from_utf8_lossy(&declared[..declared.len().min(64)]).to_lowercase();
     let mut edits = Vec::new();
+    let mut charset = None;
     for (value, collation) in charset_clauses(buf, item, after_type) {
         let label = text_of(buf, &item[value]);
         if !collation && label.eq_ignore_ascii_case("binary") {
             kind = ColumnKind::Binary;
+        }
+        if context.dialect == SqlDialect::MySql {
+            declare_charset(&mut charset, buf, &item[value], collation);
         }
         if context.convert && context.dialect == SqlDialect::MySql {
             edits.extend(convert_edit(buf, &item[value], collation));
@@ -459,6 +482,7 @@ fn read_item(
         kind,
         cells: 0,
         nulls: 0,
+        charset,
     });
 }
 

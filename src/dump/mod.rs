@@ -47,6 +47,16 @@
 //! ... ENCODING = 'LATIN1'` with the `latin1` codeset of its locales (`de_DE.ISO-8859-1` becomes
 //! `de_DE.UTF-8`).
 //!
+//! A repair written into a MySQL text column stored in a single-byte character set (`latin1`,
+//! `cp1251`, ... [`schema::SINGLE_BYTE_CHARSETS`], the column's own or its table's) is converted
+//! into that set by the server that loads the dump, which turns every character the set lacks
+//! into `?`, silently. So `fix` refuses to write such a repair unless `--convert-charset`
+//! rewrites the set or `--keep-charset` says it is to stay ([`DumpOptions::loads_into`]). It
+//! decides buffer by buffer, in order, before a buffer is written: the refusal comes before any
+//! repaired byte of such a column, a file target is left as it was, and standard output stops
+//! at the end of the last buffer written. PostgreSQL columns have no character set of their
+//! own, and a server that cannot store a character refuses the row loudly: nothing is refused.
+//!
 //! A dump that holds only data (`mariadb-dump --no-create-info`, `pg_dump --data-only`) has no
 //! `CREATE TABLE` to say which columns hold text: [`Definitions`] reads them from dumps of its
 //! schema (`--schema`), and the lexer starts from those tables.
@@ -109,6 +119,114 @@ pub struct DumpOptions {
     /// The tables of dumps of the schema (`--schema`), for a dump that holds only data; a table
     /// the dump defines itself is read as it defines it.
     pub schema: Option<Arc<Definitions>>,
+    /// Write repaired text into text columns that stay stored in a single-byte character set
+    /// (`--keep-charset`) instead of refusing to (see [`DumpOptions::loads_into`]).
+    pub keep_charset: bool,
+}
+
+impl DumpOptions {
+    /// Whether repaired text may be written into a text column stored in the single-byte
+    /// character set `charset`. Loaded into such a column, the repaired UTF-8 is converted by
+    /// the server into that set, and every character the set lacks becomes `?` (or, read
+    /// through `SET NAMES latin1`, the text is stored as garbled as before): so only when the
+    /// user says the set is to stay (`--keep-charset`), or `--convert-charset` rewrites it
+    /// (`latin1`; the columns of a table a `--schema` dump defines are out of its reach, and
+    /// `fix` says so in a note of its own).
+    pub fn loads_into(&self, charset: &str) -> bool {
+        loads_into(self.convert_charset, self.keep_charset, charset)
+    }
+}
+
+/// [`DumpOptions::loads_into`], of a fix with `convert_charset` and `keep_charset`.
+fn loads_into(convert_charset: Option<Charset>, keep_charset: bool, charset: &str) -> bool {
+    keep_charset || (convert_charset.is_some() && schema::is_latin1(charset))
+}
+
+/// A text column stored in a single-byte character set, into which a fix writes repaired text
+/// that the character set may not hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unloadable {
+    pub table: String,
+    pub column: String,
+    pub charset: String,
+}
+
+/// How many columns a message about them names, before "and N more".
+const COLUMNS_NAMED: usize = 4;
+
+/// Of `columns` (table, column, the single-byte character set the column stores text in if
+/// any, double-encoded characters a fix repairs in it), those that make a fix refuse to write
+/// the dump: whose character set it does not load into ([`DumpOptions::loads_into`]).
+fn unloadable<'a>(
+    columns: impl Iterator<Item = (&'a str, &'a str, Option<&'a str>, u64)>,
+    loads_into: impl Fn(&str) -> bool,
+) -> Vec<Unloadable> {
+    columns
+        .filter_map(|(table, column, charset, repaired)| {
+            let charset = charset.filter(|&charset| repaired > 0 && !loads_into(charset))?;
+            Some(Unloadable {
+                table: table.to_owned(),
+                column: column.to_owned(),
+                charset: charset.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// [`unloadable`] of what `findings` repair in `tables` (the lexer's, by index).
+fn unloadable_in(
+    findings: &Findings,
+    tables: &[TableNames],
+    options: &DumpOptions,
+) -> Vec<Unloadable> {
+    let columns = tables
+        .iter()
+        .zip(&findings.columns)
+        .flat_map(|(table, columns)| {
+            columns.iter().enumerate().map(move |(index, column)| {
+                let charset = table.single_byte.get(index).and_then(Option::as_deref);
+                let name = table.column(index).unwrap_or_default();
+                (
+                    table.name.as_str(),
+                    name,
+                    charset,
+                    column.counts.double_encoded,
+                )
+            })
+        });
+    unloadable(columns, |charset| options.loads_into(charset))
+}
+
+/// Why a fix of a dump holding repairs into `columns` (not empty) is refused, and what to do:
+/// the text of the refusal, and of `--dry-run`'s warning.
+pub fn unloadable_text(columns: &[Unloadable]) -> String {
+    let mut named: Vec<String> = columns
+        .iter()
+        .take(COLUMNS_NAMED)
+        .map(|c| format!("{}.{} ({})", c.table, c.column, c.charset))
+        .collect();
+    if columns.len() > COLUMNS_NAMED {
+        named.push(format!("and {} more", columns.len() - COLUMNS_NAMED));
+    }
+    let all_latin1 = columns.iter().all(|c| schema::is_latin1(&c.charset));
+    let remedy = match all_latin1 {
+        true => {
+            "run `undouble fix --convert-charset utf8mb4 ...` instead: it also rewrites their \
+             latin1 declarations and the dump's SET NAMES to utf8mb4, so that the repaired dump \
+             loads as UTF-8"
+        }
+        false => {
+            "--convert-charset rewrites latin1 only: change the other sets to utf8mb4 in the \
+             dump first (then --convert-charset utf8mb4 for latin1)"
+        }
+    };
+    format!(
+        "the repair would write UTF-8 text into columns stored in a single-byte character set: \
+         {}. Loaded, the server converts it into that set, and every character the set lacks \
+         becomes `?`; {remedy}. --keep-charset keeps the set: right only when the dump is \
+         loaded through SET NAMES utf8mb4 and every repaired character exists in the set",
+        named.join(", ")
+    )
 }
 
 /// How far into an input its header is looked for: dump tools write it on the first lines
@@ -493,6 +611,37 @@ fn process<W: Write>(
                 findings.counts.merge(observed);
                 findings.edits += buffer.lexed.edits.len() as u64;
                 tables.append(&mut buffer.tables);
+                // Nothing of a buffer that repairs text into a column that cannot hold it is
+                // written: the fix stops before it.
+                if writes {
+                    let unloadable = match &sunk {
+                        Some(part) => unloadable_in(part, &tables, options),
+                        None if refusable(&tables, options) => {
+                            let mut part = Findings::default();
+                            let mut sink = DumpSink::new(
+                                &buffer.lexed,
+                                &mut part,
+                                buffer.base,
+                                None::<&mut io::Sink>,
+                                None,
+                                &[],
+                            );
+                            buffer
+                                .scan
+                                .replay(&buffer.bytes, &mut sink)
+                                .map_err(failure)?;
+                            unloadable_in(&part, &tables, options)
+                        }
+                        None => Vec::new(),
+                    };
+                    if !unloadable.is_empty() {
+                        return Err(Error::Usage(format!(
+                            "{}: refused: {}; nothing of these columns was written",
+                            input.display_path().display(),
+                            unloadable_text(&unloadable)
+                        )));
+                    }
+                }
                 match sunk {
                     Some(part) => {
                         findings.merge(*part);
@@ -538,6 +687,16 @@ fn process<W: Write>(
     }
     let report = DumpReport::new(options.dialect, lexer.schema, findings);
     Ok((report, head))
+}
+
+/// Whether any column of `tables` is one a repair into would be refused under `options`.
+fn refusable(tables: &[TableNames], options: &DumpOptions) -> bool {
+    let charsets = tables
+        .iter()
+        .flat_map(|table| table.single_byte.iter().flatten());
+    charsets
+        .into_iter()
+        .any(|charset| !options.loads_into(charset))
 }
 
 /// Takes in the bytes of a lexed buffer as `Counts::observe_bytes` does, except that the insides

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::schema::{ColumnKind, Schema, Table};
 use super::sink::Findings;
+use super::{Charset, Unloadable};
 use crate::charset::SqlDialect;
 use crate::mojibake::{Counts, Readings};
 use crate::report::thousands;
@@ -32,6 +33,9 @@ pub struct ColumnReport {
     /// The first row with double-encoded text: `id=42` (its primary key), or `row 17` (its
     /// number in the table's data, from 1) when the table's key is not known (see [`RowId`]).
     pub example_row: Option<String>,
+    /// For a text column stored in a single-byte character set (MySQL's `latin1`, `cp1251`,
+    /// ...), that set.
+    pub single_byte: Option<String>,
 }
 
 /// One table of a dump.
@@ -198,11 +202,15 @@ impl DumpReport {
                 None => Vec::new(),
             };
             found.resize_with(table.columns.len(), Default::default);
+            let single_byte: Vec<Option<String>> = (0..table.columns.len())
+                .map(|c| table.single_byte_text(c).map(str::to_owned))
+                .collect();
             let columns = table
                 .columns
                 .into_iter()
                 .zip(found)
-                .map(|(column, found)| ColumnReport {
+                .zip(single_byte)
+                .map(|((column, found), single_byte)| ColumnReport {
                     name: column.name,
                     declared: column.declared,
                     kind: column.kind,
@@ -213,6 +221,7 @@ impl DumpReport {
                     example_row: found.example.map(|(ordinal, key)| {
                         RowId::new(&key_in_row_order, ordinal, &key).to_string()
                     }),
+                    single_byte,
                 })
                 .collect();
             tables.push(TableReport {
@@ -235,6 +244,48 @@ impl DumpReport {
     /// Whether a fix changes anything: a repair, or a character set rewrite.
     pub fn changed(&self) -> bool {
         self.counts.double_encoded > 0 || self.charset_edits > 0
+    }
+
+    /// The columns into which a fix with `convert_charset` and `keep_charset` repairs text that
+    /// stays stored in a single-byte character set: what makes `fix` refuse to write the dump.
+    pub fn unloadable(
+        &self,
+        convert_charset: Option<Charset>,
+        keep_charset: bool,
+    ) -> Vec<Unloadable> {
+        let columns = self.tables.iter().flat_map(|table| {
+            table.columns.iter().map(|c| {
+                let charset = c.single_byte.as_deref();
+                (
+                    table.name.as_str(),
+                    c.name.as_str(),
+                    charset,
+                    c.counts.double_encoded,
+                )
+            })
+        });
+        let loads_into = |charset: &str| super::loads_into(convert_charset, keep_charset, charset);
+        super::unloadable(columns, loads_into)
+    }
+
+    /// The warning of `scan` and `fix --dry-run` when a fix with `convert_charset` and
+    /// `keep_charset` would refuse to write the dump ([`DumpReport::unloadable`]).
+    pub fn refusal_warning(
+        &self,
+        convert_charset: Option<Charset>,
+        keep_charset: bool,
+    ) -> Option<String> {
+        let columns = self.unloadable(convert_charset, keep_charset);
+        let verb = match convert_charset.is_some() || keep_charset {
+            true => "fix with these options",
+            false => "fix",
+        };
+        (!columns.is_empty()).then(|| {
+            format!(
+                "{verb} would refuse to write this dump: {}",
+                super::unloadable_text(&columns)
+            )
+        })
     }
 
     /// Whether the dump has rows for tables that only a `--schema` dump defines: their
@@ -413,6 +464,7 @@ mod tests {
             kind: ColumnKind::Other,
             cells: 0,
             nulls: 0,
+            charset: None,
         };
         let table = Table {
             name: "t".into(),
@@ -420,6 +472,7 @@ mod tests {
             primary_key: vec![2, 1],
             rows: 0,
             unknown_type: None,
+            charset: None,
         };
         assert_eq!(primary_key_names(&table), ["b", "a"]);
         assert_eq!(key_names_in_row_order(&table), ["a", "b"]);

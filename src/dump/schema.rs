@@ -41,6 +41,9 @@ pub struct Column {
     pub cells: u64,
     /// Those of them that are `NULL`.
     pub nulls: u64,
+    /// The MySQL character set it declares (`CHARACTER SET x`, or the one of its `COLLATE x`),
+    /// lower case; `None` when it takes its table's.
+    pub charset: Option<String>,
 }
 
 /// One table, as its `CREATE TABLE` defines it.
@@ -57,9 +60,28 @@ pub struct Table {
     /// For a PostgreSQL typed table (`CREATE TABLE t OF some_type`) whose type no `CREATE TYPE`
     /// before it defines: that type. Its columns are unknown, so its data cannot be read.
     pub unknown_type: Option<String>,
+    /// The MySQL default character set of its columns (`DEFAULT CHARSET=x`, or the one of its
+    /// `COLLATE=x`), lower case.
+    pub charset: Option<String>,
 }
 
 impl Table {
+    /// The character set the column at `index` stores its text in, as the dump declares it:
+    /// its own, or its table's. `None` when neither says (every table of a `mysqldump` or
+    /// `mariadb-dump` file names its own, as `SHOW CREATE TABLE` does), and in PostgreSQL.
+    pub fn storage(&self, index: usize) -> Option<&str> {
+        let column = self.columns.get(index)?;
+        column.charset.as_deref().or(self.charset.as_deref())
+    }
+
+    /// The single-byte character set ([`is_single_byte`]) the column at `index` stores its
+    /// text in, if it is a text column stored in one.
+    pub fn single_byte_text(&self, index: usize) -> Option<&str> {
+        let text = self.columns.get(index)?.kind == ColumnKind::Text;
+        self.storage(index)
+            .filter(|&name| text && is_single_byte(name))
+    }
+
     /// Whether any column holds text.
     pub fn has_text(&self) -> bool {
         self.columns.iter().any(|c| c.kind == ColumnKind::Text)
@@ -235,6 +257,28 @@ pub fn is_latin1(name: &str) -> bool {
     name.eq_ignore_ascii_case("latin1")
 }
 
+/// The character set a MySQL collation belongs to: the part of its name before the first `_`
+/// (`latin1_swedish_ci`, `utf8mb4_0900_ai_ci`), as every collation is named; `binary` is its own.
+pub fn charset_of_collation(collation: &str) -> &str {
+    collation.split('_').next().unwrap_or(collation)
+}
+
+/// The MySQL and MariaDB character sets of one byte per character (`SHOW CHARACTER SET`, `Maxlen`
+/// 1), but `binary`, which holds bytes, not text: a column stored in one of them holds at most 256
+/// characters, so UTF-8 text loaded into it loses every character the set lacks.
+pub const SINGLE_BYTE_CHARSETS: [&str; 25] = [
+    "armscii8", "ascii", "cp1250", "cp1251", "cp1256", "cp1257", "cp850", "cp852", "cp866", "dec8",
+    "geostd8", "greek", "hebrew", "hp8", "keybcs2", "koi8r", "koi8u", "latin1", "latin2", "latin5",
+    "latin7", "macce", "macroman", "swe7", "tis620",
+];
+
+/// Whether a MySQL character set name is one of [`SINGLE_BYTE_CHARSETS`].
+pub fn is_single_byte(name: &str) -> bool {
+    SINGLE_BYTE_CHARSETS
+        .iter()
+        .any(|charset| charset.eq_ignore_ascii_case(name))
+}
+
 /// The `utf8mb4` collation that sorts like the `latin1` one given, for `--convert-charset`;
 /// `None` for a collation of another character set.
 pub fn utf8mb4_collation(latin1: &str) -> Option<&'static str> {
@@ -284,10 +328,12 @@ mod tests {
                 kind: ColumnKind::Text,
                 cells: rows,
                 nulls: 1,
+                charset: None,
             }],
             primary_key: Vec::new(),
             rows,
             unknown_type: None,
+            charset: None,
         }
     }
 
@@ -350,6 +396,34 @@ mod tests {
         assert_eq!(schema.tables[0].primary_key, [1, 0]);
         schema.add_primary_key(1, &key(&["c"]));
         assert!(schema.tables[1].primary_key.is_empty());
+    }
+
+    #[test]
+    fn a_column_stores_in_its_own_charset_or_its_tables() {
+        let mut t = table("t", 0);
+        assert_eq!(t.storage(0), None);
+        t.charset = Some("latin1".into());
+        assert_eq!(t.storage(0), Some("latin1"));
+        t.columns[0].charset = Some("utf8mb4".into());
+        assert_eq!(t.storage(0), Some("utf8mb4"));
+        assert_eq!(t.storage(1), None);
+    }
+
+    #[test]
+    fn single_byte_charsets() {
+        for name in [
+            "latin1", "LATIN2", "cp1251", "tis620", "ascii", "koi8r", "macroman",
+        ] {
+            assert!(is_single_byte(name), "{name}");
+        }
+        for name in [
+            "utf8mb4", "utf8", "utf8mb3", "binary", "ucs2", "big5", "sjis", "gbk",
+        ] {
+            assert!(!is_single_byte(name), "{name}");
+        }
+        assert_eq!(charset_of_collation("latin1_swedish_ci"), "latin1");
+        assert_eq!(charset_of_collation("utf8mb4_0900_ai_ci"), "utf8mb4");
+        assert_eq!(charset_of_collation("binary"), "binary");
     }
 
     #[test]

@@ -46,19 +46,31 @@ pub trait DumpAudit {
 /// defined: the scanning thread cannot read the schema, which the lexing thread is growing.
 #[derive(Debug)]
 pub(crate) struct TableNames {
-    name: String,
+    pub name: String,
     columns: Vec<String>,
     /// In the order a row gives their values.
     primary_key: Vec<String>,
+    /// For each column, the single-byte character set it stores text in, if it is a text
+    /// column stored in one (see [`Table::storage`]).
+    pub single_byte: Vec<Option<String>>,
 }
 
 impl TableNames {
     pub fn of(table: &Table) -> TableNames {
+        let single_byte = (0..table.columns.len())
+            .map(|c| table.single_byte_text(c).map(str::to_owned))
+            .collect();
         TableNames {
             name: table.name.clone(),
             columns: table.columns.iter().map(|c| c.name.clone()).collect(),
             primary_key: key_names_in_row_order(table),
+            single_byte,
         }
+    }
+
+    /// The name of the column at `index`.
+    pub fn column(&self, index: usize) -> Option<&str> {
+        self.columns.get(index).map(String::as_str)
     }
 }
 
