@@ -364,7 +364,7 @@ fn a_killed_run_leaves_its_target_whole_and_nothing_behind() {
     let dir = tempfile::tempdir().expect("tempdir");
     let source = dir.path().join("source.txt");
     let line = [&REPAIRED.repeat(9)[..], DAMAGED].concat();
-    let original = line.repeat((24 << 20) / line.len());
+    let original = line.repeat((16 << 20) / line.len());
     write(&source, &original);
     let expected = dir.path().join("expected.txt");
     let started = Instant::now();
@@ -380,7 +380,7 @@ fn a_killed_run_leaves_its_target_whole_and_nothing_behind() {
     let small = work.join("small.txt");
     let previous = b"the previous output\n".to_vec();
     let (mut whole, mut named_at_kill) = ([0usize; 2], 0);
-    for (in_place, kills) in [(true, 20u32), (false, 10)] {
+    for (in_place, kills) in [(true, 20u32), (false, 8)] {
         for kill in 0..kills {
             let mut command = undouble();
             command.arg("fix").arg("-q");
@@ -395,7 +395,7 @@ fn a_killed_run_leaves_its_target_whole_and_nothing_behind() {
                 }
             }
             let mut child = command.spawn().expect("spawn");
-            std::thread::sleep(full_run * 6 / 5 * kill / kills);
+            std::thread::sleep(full_run * 11 / 10 * kill / kills);
             child.kill().expect("kill");
             child.wait().expect("wait");
 
