@@ -292,7 +292,7 @@ fn a_backup_never_overwrites_and_is_refused_before_anything_is_written() {
 }
 
 #[test]
-fn the_walk_skips_what_a_run_writes() {
+fn an_output_directory_inside_the_tree_is_not_walked() {
     let dir = tempfile::tempdir().expect("tempdir");
     let tree = dir.path().join("tree");
     fs::create_dir(&tree).expect("mkdir");
@@ -307,8 +307,13 @@ fn the_walk_skips_what_a_run_writes() {
         !out.join("out").exists(),
         "the output directory is not walked"
     );
+}
 
-    // `a.orig` beside `a` is a backup; `c.orig` alone is a file like another.
+/// `a.orig` beside `a` is the backup of `a` when the run keeps backups as `.orig`; `c.orig`
+/// alone is a file like another.
+#[test]
+fn a_backup_beside_its_file_is_not_walked() {
+    let dir = tempfile::tempdir().expect("tempdir");
     let backups = dir.path().join("backups");
     fs::create_dir(&backups).expect("mkdir");
     for name in ["a", "a.orig", "c.orig"] {

@@ -146,10 +146,9 @@ fn walk_dir(root: &Path, options: &WalkOptions) -> Result<(Vec<PathBuf>, Vec<Err
             if name == ".git" || (!hidden && name.as_encoded_bytes().starts_with(b".")) {
                 return false;
             }
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if is_dir && let Some(output_dir) = output_dir {
-                let here = entry.metadata().ok().map(|m| (m.dev(), m.ino()));
-                return here != Some(output_dir);
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                let here = || entry.metadata().ok().map(|m| (m.dev(), m.ino()));
+                return output_dir.is_none_or(|output_dir| here() != Some(output_dir));
             }
             !backup_suffix
                 .as_deref()
