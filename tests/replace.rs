@@ -435,3 +435,36 @@ fn a_killed_run_leaves_its_target_whole_and_nothing_behind() {
     );
     assert!(whole[0] > 0, "some kills came before the rename");
 }
+
+/// `undo` replaces files the same way: the restored file keeps its owner, group and mode.
+#[test]
+fn an_audited_fix_and_its_undo_keep_the_owner() {
+    if !is_root() {
+        eprintln!("skipped: giving a file to another user needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("owned.txt");
+    let log = dir.path().join("audit.jsonl");
+    write(&file, DAMAGED);
+    std::os::unix::fs::chown(&file, Some(65534), Some(65534)).expect("chown");
+    chmod(&file, 0o604);
+    let before = identity(&file);
+    let args = [
+        "fix",
+        "-q",
+        "--in-place",
+        "--audit",
+        path_str(&log),
+        path_str(&file),
+    ];
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        (read(&file), identity(&file)),
+        (REPAIRED.to_vec(), before.clone())
+    );
+    let output = run(&["undo", path_str(&log)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!((read(&file), identity(&file)), (DAMAGED.to_vec(), before));
+}
