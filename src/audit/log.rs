@@ -161,7 +161,7 @@ impl AuditLog {
         engine::write_to_path(
             input,
             target,
-            None,
+            engine::Replacing::default(),
             |out| {
                 let logged = self.log_file(repair, input, out, target, &output, in_place)?;
                 // A replaced file always has its records on disk, however the run ends.

@@ -28,8 +28,8 @@ use crate::audit::{AuditLevel, AuditLog};
 use crate::charset::SqlDialect;
 use crate::dump::{self, ColumnKind, ColumnReport, Definitions, DumpOptions, Format};
 use crate::engine::transcode::{self, Legacy, OnMalformed, TextKind, Transcoded};
-use crate::engine::walk::Found;
-use crate::engine::{self, EngineOptions, Input, Written};
+use crate::engine::walk::{Found, RunOutputs};
+use crate::engine::{self, EngineOptions, Input, Replacing, Written};
 use crate::mojibake::{Counts, Scanner};
 use crate::report::{self, thousands};
 
@@ -43,9 +43,15 @@ pub(crate) struct FixArgs {
     /// Replace each file by its repaired version (atomically, only when something changed).
     #[arg(long, conflicts_with = "output_dir")]
     in_place: bool,
-    /// With --in-place, keep each original beside it under its name plus this suffix.
-    #[arg(long, requires = "in_place", value_name = "SUFFIX")]
+    /// With --in-place, keep each original beside it under its name plus this suffix (not
+    /// empty). A backup never overwrites: a backup path that exists, or that is another input,
+    /// is refused before anything is written, and the walk skips the backups of this suffix.
+    #[arg(long, requires = "in_place", value_name = "SUFFIX", value_parser = backup_suffix)]
     backup: Option<String>,
+    /// Replace a file that has other hard links: the name given gets the new content, the other
+    /// names keep the old. Without it such a file is refused.
+    #[arg(long)]
+    break_hard_links: bool,
     /// Write every repaired file under this directory, mirroring the input tree.
     #[arg(long, value_name = "DIR")]
     output_dir: Option<PathBuf>,
@@ -108,6 +114,13 @@ fn legacy_encoding(label: &str) -> Result<&'static Encoding, String> {
     }
 }
 
+/// A `--backup` suffix: empty, it would name the file itself.
+fn backup_suffix(suffix: &str) -> Result<String, String> {
+    engine::backup_path(Path::new("f"), suffix)
+        .map(|_| suffix.to_owned())
+        .map_err(|error| error.to_string())
+}
+
 /// Where one input's repair goes.
 #[derive(Clone)]
 enum Destination {
@@ -150,10 +163,29 @@ enum Skip {
 
 pub(crate) fn run(args: &FixArgs) -> Outcome {
     let mut outcome = Outcome::default();
-    let (scanner, prepared) = match args.selection.start(&args.detection, &mut outcome) {
+    let mut selection = args.selection.clone();
+    selection.outputs = RunOutputs {
+        output_dir: args.output_dir.clone(),
+        backup_suffix: args.backup.clone(),
+    };
+    let (scanner, prepared) = match selection.start(&args.detection, &mut outcome) {
         Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
     };
+    if let Some(suffix) = &args.backup
+        && !args.dry_run
+    {
+        let files = prepared
+            .found
+            .iter()
+            .filter_map(|found| match &found.input {
+                Input::File(path) => Some(path.as_path()),
+                Input::Stream(_) => None,
+            });
+        if let Err(error) = engine::check_backups(files, suffix) {
+            return Outcome::failed(&error);
+        }
+    }
     let single_output = !args.in_place && args.output_dir.is_none() && !args.dry_run;
     if single_output && prepared.found.len() > 1 {
         outcome.error(&Error::Usage(
@@ -288,6 +320,14 @@ fn schema_dump_charsets_note(definitions: &Definitions) -> String {
     )
 }
 
+/// What writing to a path does about the file it replaces.
+fn replacing(args: &FixArgs) -> Replacing<'_> {
+    Replacing {
+        backup: args.backup.as_deref(),
+        break_hard_links: args.break_hard_links,
+    }
+}
+
 fn destination(args: &FixArgs, found: &Found) -> Result<Destination, Error> {
     if args.dry_run {
         return Ok(Destination::Nowhere);
@@ -389,8 +429,13 @@ fn pass_on(
         }
         Destination::Path(target) => {
             create_parent(&target)?;
-            let (_, written) =
-                engine::write_to_path(input, &target, None, |out| copy(out, &target), |_| true)?;
+            let (_, written) = engine::write_to_path(
+                input,
+                &target,
+                Replacing::default(),
+                |out| copy(out, &target),
+                |_| true,
+            )?;
             Ok(written)
         }
     }
@@ -467,10 +512,7 @@ fn repair_one(
             create_parent(&target)?;
             match log.as_deref_mut() {
                 Some(log) => log.fix_to_path(input, &target),
-                None => {
-                    let backup = args.backup.as_deref();
-                    engine::fix_to_path(scanner, input, &target, backup, engine)
-                }
+                None => engine::fix_to_path(scanner, input, &target, replacing(args), engine),
             }
         }
     }?;
@@ -541,12 +583,11 @@ fn transcode_one(
         }
         Destination::Path(target) => {
             create_parent(&target)?;
-            let backup = args.backup.as_deref();
             // A converted file always differs from its original.
             engine::write_to_path(
                 input,
                 &target,
-                backup,
+                replacing(args),
                 |out| convert(out, &target),
                 |_| true,
             )
@@ -666,8 +707,8 @@ fn fix_dump_one(
             match log {
                 Some(log) => log.fix_dump_to_path(input, &target, &options, engine)?,
                 None => {
-                    let backup = args.backup.as_deref();
-                    dump::fix_dump_to_path(scanner, input, &target, backup, &options, engine)?
+                    let replacing = replacing(args);
+                    dump::fix_dump_to_path(scanner, input, &target, replacing, &options, engine)?
                 }
             }
         }

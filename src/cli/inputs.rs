@@ -51,6 +51,9 @@ pub(crate) struct Selection {
     /// No progress bar and no summary on standard error.
     #[arg(short, long)]
     pub(crate) quiet: bool,
+    /// What the run writes beside its inputs, which the walk skips (set by `fix`).
+    #[arg(skip)]
+    pub(crate) outputs: walk::RunOutputs,
 }
 
 /// The inputs a selection names, ready to be processed.
@@ -90,6 +93,7 @@ impl Selection {
             follow_links: self.follow,
             globs: self.globs.clone(),
             excludes: self.excludes.clone(),
+            outputs: self.outputs.clone(),
         };
         let (found, errors) = walk::expand(&self.paths, &options);
         for error in &errors {

@@ -746,20 +746,19 @@ pub fn fix_dump<W: Write>(
 
 /// Repairs a dump into the file `target`, atomically, through
 /// [`engine::write_to_path`] as text repairs are: a dump fixed in
-/// place with nothing to change is not rewritten; `backup` keeps the old target under its name
-/// plus that suffix.
+/// place with nothing to change is not rewritten; `replacing` tells whether to keep a backup.
 pub fn fix_dump_to_path(
     scanner: &Scanner,
     input: &Input,
     target: &Path,
-    backup: Option<&str>,
+    replacing: engine::Replacing<'_>,
     options: &DumpOptions,
     engine: &EngineOptions,
 ) -> Result<(DumpReport, Written), Error> {
     engine::write_to_path(
         input,
         target,
-        backup,
+        replacing,
         |out| fix_dump(scanner, input, out, target, options, engine, None),
         DumpReport::changed,
     )

@@ -22,6 +22,7 @@ use std::convert::Infallible;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::ops::Range;
+use std::os::unix::fs::MetadataExt;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -566,32 +567,47 @@ pub fn fix_to_path(
     scanner: &Scanner,
     input: &Input,
     target: &Path,
-    backup: Option<&str>,
+    replacing: Replacing<'_>,
     options: &EngineOptions,
 ) -> Result<(Counts, Written), Error> {
     write_to_path(
         input,
         target,
-        backup,
+        replacing,
         |out| fix_input(scanner, input, out, target, options),
         |counts| counts.double_encoded > 0,
     )
 }
 
-/// Writes what `write` produces from `input` into the file `target`, atomically: the bytes go
-/// to a temporary file in the target's directory, which is synced and given the permissions of
-/// the original (or of the existing target), then renamed over the target in one step, and the
-/// directory is synced. Until the rename the target is untouched. When `target` is the input
-/// itself and `changed` says the result changed nothing, nothing is written. With `backup`, the
-/// old target is kept beside it under its name plus that suffix (as a hard link, or a copy
-/// where links are impossible). A target that exists and is not a regular file (a device, a
-/// FIFO) is written into directly instead: it cannot be replaced by a rename. An input file
-/// that changed in any way while it was read (see `identity.rs`) is an error, and the target is
-/// left as it was.
+/// What a write to a path does about the file it replaces.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Replacing<'a> {
+    /// Keep the old target beside it, under its name plus this suffix.
+    pub backup: Option<&'a str>,
+    /// Replace a file that has other hard links, which keep the old content, instead of
+    /// refusing it.
+    pub break_hard_links: bool,
+}
+
+/// Writes what `write` produces from `input` into the file `target`, atomically, as the same
+/// file ([`Replacement`]): the bytes go to a temporary file in the target's directory, which
+/// is given the owner, group, mode and extended attributes of the target (a new target gets
+/// the mode of the input), synced, and renamed over the target in one step, and the directory
+/// is synced. Until the rename the target is untouched. When `target` is the input itself and
+/// `changed` says the result changed nothing, nothing is written.
+///
+/// A symbolic link is followed: the file it points to is replaced, in its own directory, and
+/// the link stays. A target with other hard links is refused (they would keep the old
+/// content) unless `replacing` says to break them. With a backup suffix, the old target is
+/// kept beside the file replaced under its name plus that suffix (as a hard link, or a copy
+/// where links are impossible); a backup path that exists already is refused, never
+/// overwritten. A target that exists and is not a regular file (a device, a FIFO) is written
+/// into directly instead: it cannot be replaced by a rename. An input file that changed in
+/// any way while it was read (see `identity.rs`) is an error, and the target is left as it was.
 pub fn write_to_path<T>(
     input: &Input,
     target: &Path,
-    backup: Option<&str>,
+    replacing: Replacing<'_>,
     write: impl FnOnce(&mut dyn Write) -> Result<T, Error>,
     changed: impl FnOnce(&T) -> bool,
 ) -> Result<(T, Written), Error> {
@@ -599,7 +615,8 @@ pub fn write_to_path<T>(
         path: target.to_path_buf(),
         source,
     };
-    if std::fs::metadata(target).is_ok_and(|m| !m.is_file()) {
+    let existing = std::fs::metadata(target).ok();
+    if existing.as_ref().is_some_and(|m| !m.is_file()) {
         let out = File::options()
             .write(true)
             .open(target)
@@ -608,18 +625,24 @@ pub fn write_to_path<T>(
         return Ok((result, Written::Replaced));
     }
     let in_place = matches!(input, Input::File(path) if path == target);
-    let permissions = match input {
+    let file_path = followed(target).map_err(write_error)?;
+    let backup = match replacing.backup {
+        Some(suffix) if existing.is_some() => Some(backup_path(&file_path, suffix)?),
+        _ => None,
+    };
+    // A new target takes the mode of the file it is made from; one that exists keeps its own.
+    let new_file_permissions = match input {
         Input::File(path) => Some(replace::permissions_of(path).map_err(|source| Error::Open {
             path: path.clone(),
             source,
         })?),
-        Input::Stream(_) => replace::permissions_of(target).ok(),
+        Input::Stream(_) => None,
     };
     let identity = match input {
         Input::File(path) => identity::Identity::of(path)?,
         Input::Stream(_) => None,
     };
-    let replacement = Replacement::beside(target).map_err(write_error)?;
+    let replacement = Replacement::beside(&file_path).map_err(write_error)?;
     let file = replacement.file();
     let result = std::thread::scope(|scope| {
         let mut out = direct::ChunkedWriter::start(scope, file);
@@ -633,20 +656,110 @@ pub fn write_to_path<T>(
     if let Some(identity) = &identity {
         identity.check()?;
     }
-    if let Some(suffix) = backup
-        && target.exists()
+    // Checked once the file is known to change: a file left as it is has nothing to refuse.
+    if let Some(metadata) = &existing
+        && metadata.nlink() > 1
+        && !replacing.break_hard_links
     {
-        let mut name = target.as_os_str().to_owned();
-        name.push(suffix);
-        let backup_path = PathBuf::from(name);
-        let _ = std::fs::remove_file(&backup_path);
-        std::fs::hard_link(target, &backup_path)
-            .or_else(|_| std::fs::copy(target, &backup_path).map(|_| ()))
-            .map_err(|source| Error::Write {
-                path: backup_path.clone(),
-                source,
-            })?;
+        return Err(Error::Usage(format!(
+            "{}: not replaced: it has {} other hard link(s), which would keep the old content \
+             (--break-hard-links gives the new content to this name only)",
+            target.display(),
+            metadata.nlink() - 1
+        )));
     }
-    replacement.commit(permissions).map_err(write_error)?;
+    if let Some(backup) = &backup {
+        refuse_existing_backup(backup, target)?;
+        keep_backup(&file_path, backup).map_err(|source| Error::Write {
+            path: backup.clone(),
+            source,
+        })?;
+    }
+    replacement
+        .commit(new_file_permissions)
+        .map_err(write_error)?;
     Ok((result, Written::Replaced))
+}
+
+/// The file `path` names, its symbolic links followed; `path` itself when it is no link (or
+/// a link to nothing, which a write replaces).
+fn followed(path: &Path) -> io::Result<PathBuf> {
+    match std::fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.file_type().is_symlink() => match std::fs::canonicalize(path) {
+            Ok(real) => Ok(real),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(path.to_path_buf()),
+            Err(error) => Err(error),
+        },
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+/// Where the backup of `file` (its links followed) goes with `suffix`: beside it, under its
+/// name plus the suffix. An empty suffix (the file itself) or one that holds a `/` is refused.
+pub fn backup_path(file: &Path, suffix: &str) -> Result<PathBuf, Error> {
+    if suffix.is_empty() || suffix.contains('/') {
+        return Err(Error::Usage(format!(
+            "--backup '{suffix}': a backup suffix is a non-empty file name ending, without '/' \
+             (an empty one would name the file itself)"
+        )));
+    }
+    let file = followed(file).map_err(|source| Error::Open {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let mut name = file.into_os_string();
+    name.push(suffix);
+    Ok(PathBuf::from(name))
+}
+
+/// Refuses a backup path that exists already: the file there would be lost.
+fn refuse_existing_backup(backup: &Path, of: &Path) -> Result<(), Error> {
+    match std::fs::symlink_metadata(backup) {
+        Ok(_) => Err(Error::Usage(format!(
+            "{}: the backup of {} exists already, and a backup never overwrites: nothing was \
+             written (move it away, or choose another --backup suffix)",
+            backup.display(),
+            of.display()
+        ))),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Checks, before anything is written, that the backups of `inputs` (files replaced in place)
+/// with `suffix` overwrite nothing: no backup path exists already or is another input.
+pub fn check_backups<'a>(
+    inputs: impl IntoIterator<Item = &'a Path> + Clone,
+    suffix: &str,
+) -> Result<(), Error> {
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let all: std::collections::HashSet<PathBuf> = inputs.clone().into_iter().map(real).collect();
+    for input in inputs {
+        let backup = backup_path(input, suffix)?;
+        if all.contains(&real(&backup)) {
+            return Err(Error::Usage(format!(
+                "{}: is an input and also the backup of {}: nothing was written (a backup \
+                 never overwrites; choose another --backup suffix)",
+                backup.display(),
+                input.display()
+            )));
+        }
+        refuse_existing_backup(&backup, input)?;
+    }
+    Ok(())
+}
+
+/// Keeps `file` under the path `backup`, which must not exist: as a hard link, or a copy with
+/// its mode where links are impossible.
+fn keep_backup(file: &Path, backup: &Path) -> io::Result<()> {
+    match std::fs::hard_link(file, backup) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Err(error),
+        Err(_) => {
+            let mut from = File::open(file)?;
+            let mut to = File::options().write(true).create_new(true).open(backup)?;
+            io::copy(&mut from, &mut to)?;
+            to.set_permissions(from.metadata()?.permissions())?;
+            to.sync_all()
+        }
+    }
 }

@@ -5,7 +5,12 @@
 //! links are not followed unless asked; `--glob` keeps only matching files and `--exclude`
 //! drops matching ones. `.gitignore` files are not consulted: a data store's ignore rules
 //! are about source control, not about which files hold text.
+//!
+//! What a run writes is never read back, by it or by the next run with the same options: the
+//! output directory is skipped where it lies inside a walked directory, and so is a file named
+//! with the run's backup suffix beside the file it is the backup of (`a.orig` beside `a`).
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use ignore::WalkBuilder;
@@ -25,6 +30,17 @@ pub struct WalkOptions {
     pub globs: Vec<String>,
     /// Drop files matching any of these globs.
     pub excludes: Vec<String>,
+    /// What the run writes, which it must not read.
+    pub outputs: RunOutputs,
+}
+
+/// Where a run writes beside its inputs.
+#[derive(Clone, Debug, Default)]
+pub struct RunOutputs {
+    /// The directory the run mirrors its inputs into.
+    pub output_dir: Option<PathBuf>,
+    /// The suffix of the backups the run keeps beside the files it replaces.
+    pub backup_suffix: Option<String>,
 }
 
 /// One input found, and the directory it was found under, if any, so that a mirrored output
@@ -81,6 +97,23 @@ pub fn expand(args: &[PathBuf], options: &WalkOptions) -> (Vec<Found>, Vec<Error
     (found, errors)
 }
 
+/// Whether `path` is named with the backup `suffix` beside the file it is the backup of.
+fn is_backup_of_sibling(path: &Path, suffix: &str) -> bool {
+    let Some(name) = path.file_name() else {
+        return false;
+    };
+    match name.as_encoded_bytes().strip_suffix(suffix.as_bytes()) {
+        // SAFETY: `stem` is `name` (an `OsStr`) cut just before `suffix`, a `str`: it ends
+        // where a UTF-8 string starts, which is a boundary `from_encoded_bytes_unchecked`
+        // accepts.
+        Some(stem) if !stem.is_empty() && !suffix.is_empty() => {
+            let stem = unsafe { std::ffi::OsStr::from_encoded_bytes_unchecked(stem) };
+            path.with_file_name(stem).is_file()
+        }
+        _ => false,
+    }
+}
+
 fn walk_dir(root: &Path, options: &WalkOptions) -> Result<(Vec<PathBuf>, Vec<Error>), Error> {
     let usage = |message: String| Error::Usage(format!("{}: {message}", root.display()));
     let mut overrides = OverrideBuilder::new(root);
@@ -94,6 +127,11 @@ fn walk_dir(root: &Path, options: &WalkOptions) -> Result<(Vec<PathBuf>, Vec<Err
     }
     let overrides = overrides.build().map_err(|e| usage(e.to_string()))?;
     let hidden = options.hidden;
+    // The output directory by device and inode: the same directory whatever path names it.
+    let output_dir = (options.outputs.output_dir.as_ref())
+        .and_then(|dir| std::fs::metadata(dir).ok())
+        .map(|m| (m.dev(), m.ino()));
+    let backup_suffix = options.outputs.backup_suffix.clone();
     // Hidden names are filtered here rather than by the walker's own option, which a matching
     // `--glob` would override.
     let walker = WalkBuilder::new(root)
@@ -102,8 +140,19 @@ fn walk_dir(root: &Path, options: &WalkOptions) -> Result<(Vec<PathBuf>, Vec<Err
         .overrides(overrides)
         .filter_entry(move |entry| {
             let name = entry.file_name();
-            entry.depth() == 0
-                || (name != ".git" && (hidden || !name.as_encoded_bytes().starts_with(b".")))
+            if entry.depth() == 0 {
+                return true;
+            }
+            if name == ".git" || (!hidden && name.as_encoded_bytes().starts_with(b".")) {
+                return false;
+            }
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                let here = || entry.metadata().ok().map(|m| (m.dev(), m.ino()));
+                return output_dir.is_none_or(|output_dir| here() != Some(output_dir));
+            }
+            !backup_suffix
+                .as_deref()
+                .is_some_and(|suffix| is_backup_of_sibling(entry.path(), suffix))
         })
         .sort_by_file_name(|a, b| a.cmp(b))
         .build();

@@ -67,3 +67,28 @@ pub fn sample_repaired_keeping_latin1() -> Vec<u8> {
         .replace(converted, " DEFAULT CHARSET=latin1;\n")
         .into_bytes()
 }
+
+/// Runs `undouble ARGS` as an unprivileged user when the tests run as root (as in CI), for
+/// whom file permissions mean nothing: through `setpriv`, as `nobody`.
+#[cfg(unix)]
+pub fn run_unprivileged(args: &[&str]) -> std::process::Output {
+    let mut command = match is_root() {
+        true => {
+            let mut setpriv = Command::new("setpriv");
+            setpriv.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+            setpriv.arg(env!("CARGO_BIN_EXE_undouble"));
+            setpriv
+        }
+        false => undouble(),
+    };
+    command.args(args).output().expect("the binary runs")
+}
+
+/// Whether the tests run as root.
+#[cfg(unix)]
+pub fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|id| id.stdout.trim_ascii() == b"0")
+}
