@@ -241,7 +241,12 @@ fn convert_edit(buf: &[u8], token: &Token, collation: bool) -> Option<Edit> {
 /// The index of the object keyword of a `CREATE` statement (`TABLE` in `CREATE TEMPORARY
 /// TABLE`), if the statement has one.
 pub(crate) fn created_object(buf: &[u8], tokens: &[Token]) -> Option<usize> {
-    (1..tokens.len()).find(|&i| !CREATE_MODIFIERS.iter().any(|m| tokens[i].is(buf, m)))
+    (1..tokens.len()).find(|&i| !is_create_modifier(buf, &tokens[i]))
+}
+
+/// Whether `token` is one of the [`CREATE_MODIFIERS`].
+pub(crate) fn is_create_modifier(buf: &[u8], token: &Token) -> bool {
+    CREATE_MODIFIERS.iter().any(|m| token.is(buf, m))
 }
 
 /// Reads a `CREATE TABLE` statement (its tokens, without the delimiter). `None` when the
