@@ -41,12 +41,16 @@ struct Target {
 }
 
 impl Target {
-    /// Replays the kept inputs, then fuzzes `check` for the budget.
-    fn fuzz(self, check: impl Fn(&[u8]) + Send + 'static) {
+    /// Replays the kept inputs, then fuzzes `check` for the budget. A failing input ends a
+    /// bounded run; a long one goes on, and fails at its end with all it found.
+    fn fuzz(self, check: impl Fn(&[u8]) + Send + Sync + 'static) {
         let budget = Budget::from_env(self.inputs);
-        let runner = Runner::new(self.name, DEADLINE, check);
-        for (_, input) in regression_inputs(self.name) {
-            runner.run(&input);
+        let mut runner = Runner::new(self.name, DEADLINE, check);
+        let mut failures = Vec::new();
+        for (path, input) in regression_inputs(self.name) {
+            if let Err(failure) = runner.run(&input) {
+                panic!("{}: {failure}", path.display());
+            }
         }
         let salt = self
             .name
@@ -55,19 +59,30 @@ impl Target {
         let mut rng = Rng::new(budget.seed ^ salt);
         let started = Instant::now();
         let mut done = 0;
-        while budget.goes_on(done) {
+        while budget.goes_on(done) && (budget.until.is_some() || failures.is_empty()) {
             let input = self.input(&mut rng);
-            runner.run(&input);
+            if let Err(failure) = runner.run(&input) {
+                eprintln!("{failure}");
+                failures.push(failure);
+            }
             done += 1;
         }
+        let lexed = match self.name.starts_with("dump") || self.name == "ddl" {
+            true => format!(
+                "; dumps lexed whole {}, fixed and compared {}",
+                LEXED.load(Ordering::Relaxed),
+                FIXED.load(Ordering::Relaxed)
+            ),
+            false => String::new(),
+        };
         println!(
-            "fuzz {}: {done} inputs in {:.1} s (seed {}); dumps lexed whole {}, fixed {}",
+            "fuzz {}: {done} inputs in {:.1} s (seed {}){lexed}; {} failed",
             self.name,
             started.elapsed().as_secs_f64(),
             budget.seed,
-            LEXED.load(Ordering::Relaxed),
-            FIXED.load(Ordering::Relaxed),
+            failures.len(),
         );
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 
     fn input(&self, rng: &mut Rng) -> Vec<u8> {

@@ -9,6 +9,7 @@
 
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -141,6 +142,7 @@ fn random_seed() -> u64 {
 pub struct Runner {
     target: &'static str,
     deadline: Duration,
+    check: Check,
     work: mpsc::Sender<Vec<u8>>,
     answers: mpsc::Receiver<Result<(), String>>,
 }
@@ -149,54 +151,72 @@ impl Runner {
     pub fn new(
         target: &'static str,
         deadline: Duration,
-        check: impl Fn(&[u8]) + Send + 'static,
+        check: impl Fn(&[u8]) + Send + Sync + 'static,
     ) -> Runner {
-        let (work, inputs) = mpsc::channel::<Vec<u8>>();
-        let (answer, answers) = mpsc::channel();
-        std::thread::spawn(move || {
-            for input in inputs {
-                let outcome = panic::catch_unwind(AssertUnwindSafe(|| check(&input)));
-                let outcome = outcome.map_err(|payload| {
-                    payload
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_else(|| "a panic".into())
-                });
-                if answer.send(outcome).is_err() {
-                    return;
-                }
-            }
-        });
+        let check: Check = Arc::new(check);
+        let (work, answers) = worker(check.clone());
         Runner {
             target,
             deadline,
+            check,
             work,
             answers,
         }
     }
 
-    /// Runs `input`; panics (after saving it) if it panics or runs past the deadline.
-    pub fn run(&self, input: &[u8]) {
-        self.work.send(input.to_vec()).expect("the worker is alive");
-        let failure = match self.answers.recv_timeout(self.deadline) {
-            Ok(Ok(())) => return,
-            Ok(Err(message)) => format!("panicked: {message}"),
-            Err(RecvTimeoutError::Timeout) => {
+    /// Runs `input`; if it panics or runs past the deadline, saves it and says so (a worker
+    /// left stuck in a hang is replaced by a fresh one).
+    pub fn run(&mut self, input: &[u8]) -> Result<(), String> {
+        let sent = self.work.send(input.to_vec());
+        let failure = match sent.map(|()| self.answers.recv_timeout(self.deadline)) {
+            Ok(Ok(Ok(()))) => return Ok(()),
+            Ok(Ok(Err(message))) => format!("panicked: {message}"),
+            Ok(Err(RecvTimeoutError::Timeout)) => {
+                (self.work, self.answers) = worker(self.check.clone());
                 format!("did not finish within {:?}", self.deadline)
             }
-            Err(RecvTimeoutError::Disconnected) => "stopped its worker".into(),
+            Ok(Err(RecvTimeoutError::Disconnected)) | Err(_) => {
+                (self.work, self.answers) = worker(self.check.clone());
+                "stopped its worker".into()
+            }
         };
         let saved = save_found(self.target, input);
-        panic!(
+        Err(format!(
             "{}: an input of {} bytes {failure}; saved to {} (copy it to tests/data/fuzz/{}/ \
              to keep it as a regression input)",
             self.target,
             input.len(),
             saved.display(),
             self.target
-        );
+        ))
     }
+}
+
+type Answers = mpsc::Receiver<Result<(), String>>;
+
+/// What a target runs on each input.
+type Check = Arc<dyn Fn(&[u8]) + Send + Sync>;
+
+/// A thread that runs `check` on every input sent to it, and answers whether it panicked.
+fn worker(check: Check) -> (mpsc::Sender<Vec<u8>>, Answers) {
+    let (work, inputs) = mpsc::channel::<Vec<u8>>();
+    let (answer, answers) = mpsc::channel();
+    std::thread::spawn(move || {
+        for input in inputs {
+            let outcome = panic::catch_unwind(AssertUnwindSafe(|| check(&input)));
+            let outcome = outcome.map_err(|payload| {
+                payload
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "a panic".into())
+            });
+            if answer.send(outcome).is_err() {
+                return;
+            }
+        }
+    });
+    (work, answers)
 }
 
 /// Saves a failing input under the build's temporary directory; returns its path.
