@@ -742,10 +742,7 @@ impl Lexer {
             }
         }
         table.columns = columns;
-        table.primary_key = key
-            .iter()
-            .filter_map(|name| table.column_index(name))
-            .collect();
+        table.primary_key = table.column_indexes(&key).into_iter().flatten().collect();
         table
     }
 
@@ -789,8 +786,9 @@ impl Lexer {
             None => (0..definition.columns.len()).collect(),
             Some(names) => names
                 .iter()
-                .map(|name| {
-                    definition.column_index(name).ok_or_else(|| {
+                .zip(definition.column_indexes(&names))
+                .map(|(name, index)| {
+                    index.ok_or_else(|| {
                         Stop::Error(start, format!("table `{table}` has no column `{name}`"))
                     })
                 })
