@@ -7,6 +7,8 @@
 //! reads them. So a `text/html` document with both an XML declaration and a `<meta>` gets the
 //! XML declaration's answer, as the seed explains.
 
+use rustc_hash::FxHashSet as HashSet;
+
 use super::bom::encoding_from_byte_order_mark;
 use super::first_chars::{DEFAULT_WHITESPACE, encoding_from_first_chars};
 use super::meta::encoding_from_meta_element;
@@ -58,9 +60,10 @@ pub fn encoding_from_html_document(
         readings.clone_from(&options.suspects);
     }
     let mut found: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::default();
     for reading in readings {
         for charset in encoding_from_meta_element(octets, reading) {
-            if !found.contains(&charset) {
+            if seen.insert(charset.clone()) {
                 found.push(charset);
             }
         }

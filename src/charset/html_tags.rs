@@ -11,6 +11,8 @@
 //! This is deliberately not the WHATWG byte prescan (that lives in `prescan.rs`): the port
 //! reads characters decoded with a suspected encoding and looks as far as `</head>`.
 
+use rustc_hash::FxHashSet as HashSet;
+
 /// A tag the scanner reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Tag {
@@ -85,6 +87,8 @@ impl Tags<'_> {
         let name = self.name_at(name_start);
         let mut pos = name_start + name.len();
         let mut attributes: Vec<(String, String)> = Vec::new();
+        // The names seen, in a set: a tag of many attributes is read in linear time.
+        let mut seen: HashSet<String> = HashSet::default();
         loop {
             pos = skip_spaces(self.text.as_bytes(), pos);
             match self.text.as_bytes().get(pos)? {
@@ -92,7 +96,7 @@ impl Tags<'_> {
                 b'/' => pos += 1,
                 _ => {
                     let (attribute, end) = self.attribute_at(pos)?;
-                    if !attributes.iter().any(|(seen, _)| *seen == attribute.0) {
+                    if seen.insert(attribute.0.clone()) {
                         attributes.push(attribute);
                     }
                     pos = end;

@@ -11,6 +11,7 @@
 //! so callers can ask "what would a browser pick?".
 
 use encoding_rs::Encoding;
+use rustc_hash::FxHashSet as HashSet;
 
 use super::source::Source;
 
@@ -99,12 +100,13 @@ fn starts_tag(bytes: &[u8]) -> bool {
 /// The attributes of one `<meta>`: `Some(Some(encoding))` if it declares a usable one,
 /// `Some(None)` if not, `None` if the bytes ran out.
 fn meta_element(bytes: &[u8], pos: &mut usize) -> Option<Option<&'static Encoding>> {
-    let mut seen: Vec<Vec<u8>> = Vec::new();
+    // A set, not a list: a tag of many attributes is read in linear time.
+    let mut seen: HashSet<Vec<u8>> = HashSet::default();
     let mut got_pragma = false;
     let mut need_pragma: Option<bool> = None;
     let mut charset: Option<Option<&'static Encoding>> = None;
     while let Some((name, value)) = get_attribute(bytes, pos)? {
-        if seen.contains(&name) {
+        if !seen.insert(name.clone()) {
             continue;
         }
         match name.as_slice() {
@@ -121,7 +123,6 @@ fn meta_element(bytes: &[u8], pos: &mut usize) -> Option<Option<&'static Encodin
             }
             _ => {}
         }
-        seen.push(name);
     }
     let usable = match need_pragma {
         None => None,

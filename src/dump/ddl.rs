@@ -16,6 +16,8 @@
 
 use std::ops::Range;
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
 use super::schema::{self, Column, ColumnKind, Schema, Table, Types};
 use super::tokens::{Kind, Token};
 use crate::charset::NOT_A_COLUMN;
@@ -49,9 +51,24 @@ pub(crate) struct Definition {
     /// Tables whose columns come first (`LIKE u`, PostgreSQL's `PARTITION OF p` and
     /// `INHERITS (p)`), as [`table_key`] names them.
     pub parents: Vec<String>,
+    /// The first column of each name among the first `indexed` columns ([`Self::column_index`]).
+    column_names: HashMap<String, usize>,
+    indexed: usize,
 }
 
 impl Definition {
+    /// The index of the column `name` (the first column of that name), through a map that
+    /// takes in the columns added since the last call: the items of a table of many
+    /// columns are read in linear time.
+    fn column_index(&mut self, name: &str) -> Option<usize> {
+        let columns = &self.table.columns;
+        for (i, column) in columns.iter().enumerate().skip(self.indexed) {
+            self.column_names.entry(column.name.clone()).or_insert(i);
+        }
+        self.indexed = columns.len();
+        self.column_names.get(name).copied()
+    }
+
     fn new(name: String) -> Definition {
         Definition {
             table: Table {
@@ -65,6 +82,8 @@ impl Definition {
             edits: Vec::new(),
             text_literals: Vec::new(),
             parents: Vec::new(),
+            column_names: HashMap::default(),
+            indexed: 0,
         }
     }
 }
@@ -256,7 +275,12 @@ fn convert_edit(buf: &[u8], token: &Token, collation: bool) -> Option<Edit> {
 /// The index of the object keyword of a `CREATE` statement (`TABLE` in `CREATE TEMPORARY
 /// TABLE`), if the statement has one.
 pub(crate) fn created_object(buf: &[u8], tokens: &[Token]) -> Option<usize> {
-    (1..tokens.len()).find(|&i| !CREATE_MODIFIERS.iter().any(|m| tokens[i].is(buf, m)))
+    (1..tokens.len()).find(|&i| !is_create_modifier(buf, &tokens[i]))
+}
+
+/// Whether `token` is one of the [`CREATE_MODIFIERS`].
+pub(crate) fn is_create_modifier(buf: &[u8], token: &Token) -> bool {
+    CREATE_MODIFIERS.iter().any(|m| token.is(buf, m))
 }
 
 /// Reads a `CREATE TABLE` statement (its tokens, without the delimiter). `None` when the
@@ -300,9 +324,10 @@ pub(crate) fn create_table(buf: &[u8], tokens: &[Token], context: &Context) -> O
         // Its items name columns of the type, which are unknown: they define none.
         table.columns.clear();
     }
-    table.primary_key = key_names
-        .iter()
-        .filter_map(|name| table.column_index(name))
+    table.primary_key = table
+        .column_indexes(&key_names)
+        .into_iter()
+        .flatten()
         .collect();
     read_table_options(buf, tokens, i, context, &mut definition);
     Some(definition)
@@ -439,7 +464,7 @@ fn read_item(
     if primary.is_some() {
         *key_names = vec![name.clone()];
     }
-    if let Some(column) = definition.table.column_index(&name) {
+    if let Some(column) = definition.column_index(&name) {
         let text = definition.table.columns[column].kind == ColumnKind::Text;
         push_text_literals(buf, item, text, &mut definition.text_literals);
         return;
@@ -538,12 +563,18 @@ fn check_text_literals(
     let expression = tokens.get(open..close).unwrap_or_default();
     let is_cast =
         |i: usize| i >= 2 && expression[i - 1].is_punct(b':') && expression[i - 2].is_punct(b':');
-    let names_text = expression.iter().enumerate().any(|(i, token)| {
-        !is_cast(i)
-            && token
-                .name(buf)
-                .is_some_and(|name| is_text_column(columns, &name))
-    });
+    // The names first, then one pass over the columns: a check naming many columns of a
+    // table of many is read in linear time.
+    let named: HashSet<String> = expression
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| !is_cast(i))
+        .filter_map(|(_, token)| token.name(buf))
+        .map(|name| name.to_ascii_lowercase())
+        .collect();
+    let names_text = columns
+        .iter()
+        .any(|c| c.kind == ColumnKind::Text && named.contains(&c.name.to_ascii_lowercase()));
     if !names_text {
         return;
     }

@@ -512,8 +512,14 @@ impl Lexer {
                         return Ok(at);
                     }
                     None => {
+                        // A statement that does not start with a word is named by its first
+                        // byte: a string may not be whole in this buffer.
+                        if !is_word {
+                            let message = unexpected(buf[start], "at the start of a statement");
+                            return Err(Stop::Error(start, message));
+                        }
                         let keyword = String::from_utf8_lossy(&buf[span.clone()]);
-                        if !is_word || !SKIPPED.iter().any(|k| k.eq_ignore_ascii_case(&keyword)) {
+                        if !SKIPPED.iter().any(|k| k.eq_ignore_ascii_case(&keyword)) {
                             let message = format!("unexpected statement `{keyword}`");
                             return Err(Stop::Error(span.start, message));
                         }
@@ -550,9 +556,13 @@ impl Lexer {
             return Some(Class::Whole);
         }
         if first.is(buf, "CREATE") {
-            let Some(object) = ddl::created_object(buf, tokens) else {
+            // Asked again after each token while undecided, so every token before the last is
+            // already known to be a modifier: only the last is looked at (a statement of
+            // modifiers is read in linear time).
+            let object = tokens.len() - 1;
+            if object == 0 || ddl::is_create_modifier(buf, &tokens[object]) {
                 return Some(Class::Undecided);
-            };
+            }
             let postgresql = !self.mysql();
             let object = &tokens[object];
             let whole = ["TABLE", "DATABASE", "SCHEMA"]
@@ -732,10 +742,7 @@ impl Lexer {
             }
         }
         table.columns = columns;
-        table.primary_key = key
-            .iter()
-            .filter_map(|name| table.column_index(name))
-            .collect();
+        table.primary_key = table.column_indexes(&key).into_iter().flatten().collect();
         table
     }
 
@@ -779,8 +786,9 @@ impl Lexer {
             None => (0..definition.columns.len()).collect(),
             Some(names) => names
                 .iter()
-                .map(|name| {
-                    definition.column_index(name).ok_or_else(|| {
+                .zip(definition.column_indexes(&names))
+                .map(|(name, index)| {
+                    index.ok_or_else(|| {
                         Stop::Error(start, format!("table `{table}` has no column `{name}`"))
                     })
                 })
@@ -1875,6 +1883,76 @@ COPY public.t (id, name, note) FROM stdin;
         match lex_whole(dialect, input) {
             Err(LexError { line, message, .. }) => (line, message),
             Ok(found) => panic!("no error: {found:?}"),
+        }
+    }
+
+    /// Runs `f` on a thread of its own and fails if it is not done within a few seconds: a
+    /// lexer that loops forever must fail its test, not hang the suite.
+    fn finishes<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+        use std::sync::mpsc::RecvTimeoutError;
+        let (send, receive) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || send.send(f()));
+        match receive.recv_timeout(std::time::Duration::from_secs(10)) {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Disconnected) => match thread.join() {
+                Err(panic) => std::panic::resume_unwind(panic),
+                Ok(_) => unreachable!("a thread that sent nothing ended"),
+            },
+            Err(RecvTimeoutError::Timeout) => panic!("{what}: no answer within 10 s"),
+        }
+    }
+
+    #[test]
+    fn a_comment_cut_by_a_buffer_end_is_read_on_in_the_next_buffer() {
+        // No `*` between the cut and the comment's end: the buffer ends inside it.
+        let input =
+            b"/* a comment with no star before its end */\nCREATE TABLE t (id int, a text);\n\
+            /* another\n one */ INSERT INTO t VALUES (1,'x');\n/* a ** / * b */\n";
+        for dialect in [SqlDialect::MySql, SqlDialect::PostgreSql] {
+            let (got, _) = finishes("lexing", move || lex_at_every_cut(dialect, input));
+            assert_eq!(got, [found("t.a", "1:", "x")], "{dialect:?}");
+        }
+        let nested = b"/* a /* nested */ comment */ SELECT 1;\n";
+        let (got, _) = finishes("lexing", || {
+            lex_at_every_cut(SqlDialect::PostgreSql, nested)
+        });
+        assert!(got.is_empty());
+    }
+
+    #[test]
+    fn a_create_of_many_modifiers_is_read_in_linear_time() {
+        // Each token of a statement not yet classified is looked at once, not once per token
+        // after it.
+        let input = format!("CREATE {}TABLE t (a text);\n", "OR ".repeat(300_000));
+        let found = finishes("lexing", move || lex_whole(SqlDialect::MySql, &input));
+        assert_eq!(found, Ok(vec![]));
+    }
+
+    #[test]
+    fn a_dump_that_ends_inside_a_comment_is_an_error_wherever_buffers_end() {
+        for dialect in [SqlDialect::MySql, SqlDialect::PostgreSql] {
+            for input in [
+                "/*",
+                "/* x",
+                "/* x *",
+                "/**",
+                "SELECT 1;\n/* x\n",
+                "/* a */ /* b",
+            ] {
+                let lines = 1 + input.matches('\n').count() as u64;
+                for cut in 0..=input.len() {
+                    let cuts = if cut == 0 { vec![] } else { vec![cut] };
+                    let result = finishes("lexing", move || {
+                        lex_cut(dialect, false, input.as_bytes(), &cuts).map(|(found, ..)| found)
+                    });
+                    let error = LexError {
+                        line: lines,
+                        message: "the dump ends inside a comment".into(),
+                        undefined_table: false,
+                    };
+                    assert_eq!(result, Err(error), "{dialect:?} {input:?} cut at {cut}");
+                }
+            }
         }
     }
 

@@ -88,7 +88,8 @@ use crate::engine::transcode::{self, TextKind};
 use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::Error;
 use crate::mojibake::{Counts, RecordedScan, Scanner};
-use lexer::{LexError, Lexed, Lexer};
+pub use lexer::LexError;
+use lexer::{Lexed, Lexer, Place};
 use sink::{DumpSink, Failed, Findings, TableNames};
 
 /// How an input is read.
@@ -762,4 +763,67 @@ pub fn fix_dump_to_path(
         |out| fix_dump(scanner, input, out, target, options, engine, None),
         DumpReport::changed,
     )
+}
+
+/// A value the lexer found ([`lex_values`]): where its bytes lie in the dump, and whether
+/// they are text (a binary value's are left alone).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LexedValue {
+    pub span: std::ops::Range<u64>,
+    pub text: bool,
+    /// Whether it is a text literal of the DDL rather than the value of a cell.
+    pub definition: bool,
+}
+
+/// The values of text and binary columns and the DDL's text literals that the lexer finds in
+/// the dump `input`, read in buffers that end at `cuts` (offsets in `input`, in order) as a
+/// file is read in blocks, each after what the lexer could not read of the one before it.
+/// The answer must not depend on the cuts: this is how tests and fuzzing check the lexer
+/// without files of many blocks. The pieces of a value cut by a buffer's end are joined.
+pub fn lex_values(
+    dialect: SqlDialect,
+    input: &[u8],
+    cuts: &[usize],
+) -> Result<Vec<LexedValue>, LexError> {
+    let mut lexing = BlockLexer::new(Lexer::new(dialect, false));
+    let mut buffer = LexedBuffer::new();
+    let mut values: Vec<(u64, LexedValue)> = Vec::new();
+    let mut from = 0;
+    let ends = cuts.iter().map(|&cut| (cut, false));
+    for (to, last) in ends.chain([(input.len(), true)]) {
+        let to = to.clamp(from, input.len());
+        let block = &input[from..to];
+        let base = from as u64;
+        from = to;
+        // The final block is followed by the call that lexes what is left.
+        let calls = match last {
+            true => vec![(block, false), (&[][..], true)],
+            false => vec![(block, false)],
+        };
+        for (block, last) in calls {
+            if !lexing.lex(block, base, last, &mut buffer)? {
+                continue;
+            }
+            for value in &buffer.lexed.values {
+                let span =
+                    buffer.base + value.span.start as u64..buffer.base + value.span.end as u64;
+                match values.last_mut() {
+                    Some((cell, joined))
+                        if *cell == value.cell && joined.span.end == span.start =>
+                    {
+                        joined.span.end = span.end;
+                    }
+                    _ => values.push((
+                        value.cell,
+                        LexedValue {
+                            span,
+                            text: value.text,
+                            definition: value.place == Place::Definition,
+                        },
+                    )),
+                }
+            }
+        }
+    }
+    Ok(values.into_iter().map(|(_, value)| value).collect())
 }

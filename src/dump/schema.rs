@@ -87,8 +87,18 @@ impl Table {
         self.columns.iter().any(|c| c.kind == ColumnKind::Text)
     }
 
-    pub fn column_index(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name == name)
+    /// The index of each of `names` among the columns (the first column of a name), through
+    /// one map: a list of many names in a table of many columns (a key, an `INSERT`'s column
+    /// list) is looked up in linear time.
+    pub fn column_indexes(&self, names: &[String]) -> Vec<Option<usize>> {
+        let mut by_name: HashMap<&str, usize> = HashMap::default();
+        for (i, column) in self.columns.iter().enumerate() {
+            by_name.entry(column.name.as_str()).or_insert(i);
+        }
+        names
+            .iter()
+            .map(|name| by_name.get(name.as_str()).copied())
+            .collect()
     }
 }
 
@@ -180,7 +190,7 @@ impl Schema {
         let Some(table) = self.tables.get_mut(index) else {
             return;
         };
-        let columns: Option<Vec<usize>> = key.iter().map(|name| table.column_index(name)).collect();
+        let columns: Option<Vec<usize>> = table.column_indexes(key).into_iter().collect();
         if let Some(columns) = columns
             && table.rows == 0
             && !columns.is_empty()

@@ -215,6 +215,11 @@ impl Tokenizer {
                 Open::Comment { depth } => {
                     let depth = *depth;
                     self.comment(buf, at, last, depth)?;
+                    // Still open: the buffer ended inside the comment, which the next one
+                    // goes on with (or, at the end of the input, which stays unfinished).
+                    if matches!(self.open, Open::Comment { .. }) {
+                        return Ok(());
+                    }
                     continue;
                 }
                 Open::LineComment => match memchr(b'\n', &buf[*at..]) {
