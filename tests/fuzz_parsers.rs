@@ -382,9 +382,11 @@ fn check_dump(dialect: SqlDialect, input: &[u8], scratch: &Path) {
     }
     FIXED.fetch_add(1, Ordering::Relaxed);
     std::fs::write(scratch, input).expect("the scratch file is written");
+    // Charsets kept: the check is of what the repair touches, whatever the tables store.
     let options = DumpOptions {
         dialect,
         convert_charset: None,
+        keep_charset: true,
         schema: None,
     };
     let mut fixed = Vec::new();

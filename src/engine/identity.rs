@@ -103,7 +103,7 @@ mod tests {
         let result = write_to_path(
             &Input::File(input.to_path_buf()),
             target,
-            None,
+            crate::engine::Replacing::default(),
             |out| {
                 out.write_all(b"repaired").unwrap();
                 change();
@@ -205,7 +205,7 @@ mod tests {
         let written = write_to_path(
             &Input::File(input.clone()),
             &input,
-            None,
+            crate::engine::Replacing::default(),
             |out| out.write_all(b"repaired").map_err(|_| unreachable!()),
             |_| true,
         );
