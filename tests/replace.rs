@@ -464,7 +464,8 @@ fn an_audited_fix_and_its_undo_keep_the_owner() {
         (read(&file), identity(&file)),
         (REPAIRED.to_vec(), before.clone())
     );
-    let output = run(&["undo", path_str(&log)]);
+    let root = file.parent().expect("a directory");
+    let output = run(&["undo", "--root", path_str(root), path_str(&log)]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!((read(&file), identity(&file)), (DAMAGED.to_vec(), before));
 }
