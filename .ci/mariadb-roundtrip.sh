@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real database round trip for dump-aware `undouble fix` (issue 5).
+# A real database round trip for dump-aware `undouble fix`.
 #
 # Starts a private MariaDB server in a temporary directory (no network, a unix socket there,
 # stopped by its PID on every exit path), creates a latin1 table and fills it the way damage

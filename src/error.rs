@@ -4,8 +4,6 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use crate::engine::transcode::Legacy;
-
 #[derive(Debug)]
 pub enum Error {
     /// The input could not be opened.
@@ -25,9 +23,6 @@ pub enum Error {
     Walk { path: PathBuf, message: String },
     /// The command line asks for something that cannot be done.
     Usage(String),
-    /// The input is not UTF-8 but in another encoding, found while it was processed (see
-    /// [`crate::engine::Utf8Gate`]); nothing was written from it.
-    NotUtf8 { path: PathBuf, legacy: Legacy },
 }
 
 impl fmt::Display for Error {
@@ -51,9 +46,6 @@ impl fmt::Display for Error {
             }
             Error::Walk { path, message } => write!(f, "{}: {message}", path.display()),
             Error::Usage(message) => write!(f, "{message}"),
-            Error::NotUtf8 { path, legacy } => {
-                write!(f, "{}: not UTF-8 ({})", path.display(), legacy.describe())
-            }
         }
     }
 }
@@ -71,10 +63,7 @@ impl std::error::Error for Error {
             Error::Open { source, .. }
             | Error::Read { source, .. }
             | Error::Write { source, .. } => Some(source),
-            Error::Usage(_)
-            | Error::Changed { .. }
-            | Error::Walk { .. }
-            | Error::NotUtf8 { .. } => None,
+            Error::Usage(_) | Error::Changed { .. } | Error::Walk { .. } => None,
         }
     }
 }

@@ -113,7 +113,6 @@ impl Selection {
             engine: EngineOptions {
                 mmap: !self.no_mmap,
                 progress,
-                utf8_gate: None,
             },
             pool,
             skip_binary: !self.binary,

@@ -48,7 +48,7 @@
 //! `de_DE.UTF-8`).
 //!
 //! A repair written into a MySQL text column stored in a single-byte character set (`latin1`,
-//! `cp1251`, ... [`schema::SINGLE_BYTE_CHARSETS`], the column's own or its table's) is converted
+//! `cp1251` and the others `schema.rs` lists; the column's own or its table's) is converted
 //! into that set by the server that loads the dump, which turns every character the set lacks
 //! into `?`, silently. So `fix` refuses to write such a repair unless `--convert-charset`
 //! rewrites the set or `--keep-charset` says it is to stay ([`DumpOptions::loads_into`]). It
@@ -450,7 +450,6 @@ fn read_and_lex(
     recycle: mpsc::Receiver<LexedBuffer>,
     head: &mut Vec<u8>,
     head_limit: usize,
-    counted: &mut u64,
 ) -> Result<Lexer, Error> {
     let path = input.display_path();
     let read_for = ReadFor::Data {
@@ -483,10 +482,7 @@ fn read_and_lex(
         if base == 0 {
             head.extend_from_slice(&block[..block.len().min(head_limit)]);
         }
-        step(block, base, false)?;
-        // What the engine adds to the progress bar for this block, once it is done.
-        *counted += block.len() as u64;
-        Ok(())
+        step(block, base, false)
     };
     engine::for_each_block_in_order(input, scanner.readings(), engine, each)?;
     step(&[], 0, true)?;
@@ -521,19 +517,6 @@ fn process<W: Write>(
         Some(Repair { out, audit, .. }) => (Some(out), audit),
         None => (None, None),
     };
-    // A dump is judged by its text, not by its raw bytes (see `observe_text`): the gate is
-    // taken from the reading of the blocks and applied to what the lexer makes of them.
-    let gate = engine.utf8_gate.clone();
-    let engine = &EngineOptions {
-        utf8_gate: None,
-        ..engine.clone()
-    };
-    let mut judged = false;
-    // Set when the gate refuses the dump, which is then read again or skipped: the progress
-    // bar gives back the `counted` bytes the reader had added for it.
-    let mut refused = false;
-    let mut counted = 0u64;
-    let counted_by_reader = &mut counted;
     let (send, receive) = mpsc::sync_channel::<LexedBuffer>(1);
     // Room for every buffer that can be alive at once (being lexed, sent, scanned ahead), so
     // that none is dropped and another allocated, its pages faulted in afresh.
@@ -550,16 +533,7 @@ fn process<W: Write>(
         // below ends.
         let reader = scope.spawn(move || {
             read_and_lex(
-                scanner,
-                input,
-                options,
-                engine,
-                names_rows,
-                send,
-                recycle,
-                head_out,
-                head_limit,
-                counted_by_reader,
+                scanner, input, options, engine, names_rows, send, recycle, head_out, head_limit,
             )
         });
         let mut findings = Findings::default();
@@ -604,11 +578,6 @@ fn process<W: Write>(
                 Ok((buffer, observed, Some(Box::new(part))))
             },
             |(mut buffer, observed, sunk)| {
-                if let (Some(at), Some(gate)) = (observed.first_invalid_offset, &gate)
-                    && !std::mem::replace(&mut judged, true)
-                {
-                    gate.judge(at).inspect_err(|_| refused = true)?;
-                }
                 findings.counts.merge(observed);
                 findings.edits += buffer.lexed.edits.len() as u64;
                 tables.append(&mut buffer.tables);
@@ -678,9 +647,6 @@ fn process<W: Write>(
             .unwrap_or_else(|_| Err(Error::Usage("the dump reader crashed".into())));
         (read, written.map(|()| findings))
     });
-    if refused && let Some(progress) = &engine.progress {
-        progress.dec(counted);
-    }
     let findings = written?;
     let lexer = read?;
     if let Some(out) = out {

@@ -25,8 +25,7 @@ use std::ops::Range;
 use std::os::unix::fs::MetadataExt;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::error::{Change, Error};
@@ -81,8 +80,6 @@ pub struct EngineOptions {
     pub mmap: bool,
     /// Advanced by the number of bytes done, as blocks are finished.
     pub progress: Option<indicatif::ProgressBar>,
-    /// Judges the first byte of the input that is not well-formed UTF-8, if there is one.
-    pub utf8_gate: Option<Utf8Gate>,
 }
 
 impl Default for EngineOptions {
@@ -90,45 +87,7 @@ impl Default for EngineOptions {
         EngineOptions {
             mmap: true,
             progress: None,
-            utf8_gate: None,
         }
-    }
-}
-
-/// A judgement on the first byte of an input that is not well-formed UTF-8, made during the
-/// pass that processes the input instead of in a pass of its own before it: `fix` writing to a
-/// temporary file learns that a file is in a legacy encoding where its first invalid byte is
-/// ([`transcode::utf8_gate`]), and drops what it wrote. The gate is called with that byte's
-/// offset, at most once per input, before the block holding it is consumed; an error stops the
-/// pass. Every block is validated (in parallel, while it is in cache) until then.
-#[derive(Clone)]
-pub struct Utf8Gate(Arc<dyn Fn(u64) -> Result<(), Error> + Send + Sync>);
-
-impl Utf8Gate {
-    pub fn new(judge: impl Fn(u64) -> Result<(), Error> + Send + Sync + 'static) -> Utf8Gate {
-        Utf8Gate(Arc::new(judge))
-    }
-
-    /// Judges the input whose first invalid byte is at `offset`: an error stops its pass.
-    pub fn judge(&self, offset: u64) -> Result<(), Error> {
-        (self.0)(offset)
-    }
-}
-
-impl std::fmt::Debug for Utf8Gate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Utf8Gate")
-    }
-}
-
-/// The offset of the first byte of `block` (at `base` in its input) that is not well-formed
-/// UTF-8. Blocks are cut between characters, so a block of a valid input is valid on its own.
-fn first_invalid_in(block: &[u8], base: u64) -> Option<u64> {
-    match simdutf8::basic::from_utf8(block) {
-        Ok(_) => None,
-        Err(_) => simdutf8::compat::from_utf8(block)
-            .err()
-            .map(|error| base + error.valid_up_to() as u64),
     }
 }
 
@@ -155,8 +114,7 @@ enum Source {
 }
 
 /// Runs `process` on every block of `input` (in parallel when the input is mapped) and hands
-/// each result to `consume` in input order, with the block and its offset; with a
-/// [`Utf8Gate`], the gate first, before the block holding the first invalid byte.
+/// each result to `consume` in input order, with the block and its offset.
 fn for_each_block<T: Send>(
     input: &Input,
     readings: &Readings,
@@ -164,31 +122,6 @@ fn for_each_block<T: Send>(
     process: impl Fn(&[u8], u64) -> Result<T, Error> + Sync,
     mut consume: impl FnMut(&[u8], u64, T) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let gate = options.utf8_gate.as_ref();
-    // Set once the gate has judged (or when there is none): no block is validated after it.
-    let judged = AtomicBool::new(gate.is_none());
-    let process = |block: &[u8], base| {
-        let invalid_at = match judged.load(Ordering::Relaxed) {
-            true => None,
-            false => first_invalid_in(block, base),
-        };
-        Ok((invalid_at, process(block, base)?))
-    };
-    let mut consume = |block: &[u8], base, (invalid_at, result)| {
-        // Blocks are consumed in order, so the first invalid block consumed holds the input's
-        // first invalid byte: every block before it was validated before it was consumed.
-        if let (Some(at), Some(gate)) = (invalid_at, gate)
-            && !judged.swap(true, Ordering::Relaxed)
-            && let Err(error) = gate.judge(at)
-        {
-            // The input is read again or skipped: take back what the bar counted of it.
-            if let Some(progress) = &options.progress {
-                progress.dec(base);
-            }
-            return Err(error);
-        }
-        consume(block, base, result)
-    };
     let path = input.display_path();
     let done = |bytes: usize| {
         if let Some(progress) = &options.progress {
