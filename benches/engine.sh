@@ -30,6 +30,16 @@ big="$data/sql-4g.sql"
 [[ -s "$sql" ]] || python3 "$here/gen_data.py" sql "$sql" 1024
 [[ -s "$big" ]] || python3 "$here/gen_data.py" sql "$big" 4096
 out="$data/out.tmp"
+# A line of 1 GB that never ends, every few bytes a garbled word: the worst case for the cuts
+# (a block is cut within the line) and for the repair's memory (dense patches).
+line="$data/one-line-1g.txt"
+[[ -s "$line" ]] || python3 - "$line" <<'PY'
+import sys
+chunk = ("a line that never ends: caf\u00c3\u00a9 cr\u00c3\u00a8me \u00e2\u20ac\u201d " * 1000).encode()
+with open(sys.argv[1], "wb") as f:
+    for _ in range((1 << 30) // len(chunk)):
+        f.write(chunk)
+PY
 json="$data/engine-hyperfine.json"
 
 hyperfine --warmup 1 --runs "$runs" --export-json "$json" -N \
@@ -63,9 +73,12 @@ peak_memory() {
 }
 read -r anon_1g file_1g < <(peak_memory "$undouble" fix -q "$sql" -o "$out")
 read -r anon_4g file_4g < <(peak_memory "$undouble" fix -q "$big" -o "$out")
+read -r anon_line_scan file_line_scan < <(peak_memory "$undouble" scan -q "$line")
+read -r anon_line_fix file_line_fix < <(peak_memory "$undouble" fix -q "$line" -o "$out")
 rm -f "$out"
 
-python3 - "$json" "$sql" "$anon_1g" "$file_1g" "$anon_4g" "$file_4g" <<'PY'
+python3 - "$json" "$sql" "$anon_1g" "$file_1g" "$anon_4g" "$file_4g" \
+    "$anon_line_scan" "$file_line_scan" "$anon_line_fix" "$file_line_fix" <<'PY'
 import json, os, sys
 results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 size = os.path.getsize(sys.argv[2]) / 1e6
@@ -89,4 +102,7 @@ print()
 anon_1g, file_1g, anon_4g, file_4g = sys.argv[3:7]
 print(f"Peak memory of `fix -o`, anonymous (allocated) + file-backed (mapped input pages): "
       f"1 GB input {anon_1g} + {file_1g} MiB, 4 GB input {anon_4g} + {file_4g} MiB")
+a_scan, f_scan, a_fix, f_fix = sys.argv[7:11]
+print(f"Peak memory on a 1 GB line with no newline, garbled every few bytes: `scan` "
+      f"{a_scan} + {f_scan} MiB, `fix -o` {a_fix} + {f_fix} MiB")
 PY
