@@ -404,10 +404,11 @@ impl Lexer {
             return Ok(end);
         }
         self.statement.clear();
+        let in_version_comment = self.tokens.in_version_comment();
         let read = self.read_statement(buf, start, last, out);
         if let Err(Stop::NeedMore(_)) = read {
             // Read again whole, from its start, with the next buffer.
-            self.tokens.reset();
+            self.tokens.restart(in_version_comment);
             return Err(Stop::NeedMore(start));
         }
         read

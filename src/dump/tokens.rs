@@ -187,8 +187,21 @@ impl Tokenizer {
 
     /// Forgets whatever was open: a statement is read again from its start.
     pub fn reset(&mut self) {
+        self.restart(false);
+    }
+
+    /// Whether the tokenizer is inside a MySQL version comment (`/*!50003 ... */`), which a
+    /// statement may have opened and a later one close.
+    pub fn in_version_comment(&self) -> bool {
+        self.in_version_comment
+    }
+
+    /// Forgets whatever a statement opened, to read it again from its start, which was inside
+    /// a version comment or not: what the statement started in, not what a cut left, so that a
+    /// statement reads alike wherever a buffer ends.
+    pub fn restart(&mut self, in_version_comment: bool) {
         self.open = Open::Nothing;
-        self.in_version_comment = false;
+        self.in_version_comment = in_version_comment;
     }
 
     /// What is still open at the end of the input, if anything but a line comment.
