@@ -561,20 +561,11 @@ fn process<W: Write>(
                 if audited {
                     return Ok((buffer, observed, None));
                 }
-                let mut part = Findings::default();
                 buffer.repaired.clear();
-                let mut sink = DumpSink::new(
-                    &buffer.lexed,
-                    &mut part,
-                    buffer.base,
-                    writes.then_some(&mut buffer.repaired),
-                    None,
-                    &[],
-                );
-                buffer
-                    .scan
-                    .replay(&buffer.bytes, &mut sink)
-                    .map_err(failure)?;
+                let out = writes.then_some(&mut buffer.repaired);
+                let part =
+                    findings_of(&buffer.lexed, &buffer.scan, &buffer.bytes, buffer.base, out)
+                        .map_err(failure)?;
                 Ok((buffer, observed, Some(Box::new(part))))
             },
             |(mut buffer, observed, sunk)| {
@@ -587,19 +578,14 @@ fn process<W: Write>(
                     let unloadable = match &sunk {
                         Some(part) => unloadable_in(part, &tables, options),
                         None if refusable(&tables, options) => {
-                            let mut part = Findings::default();
-                            let mut sink = DumpSink::new(
+                            let part = findings_of(
                                 &buffer.lexed,
-                                &mut part,
+                                &buffer.scan,
+                                &buffer.bytes,
                                 buffer.base,
-                                None::<&mut io::Sink>,
                                 None,
-                                &[],
-                            );
-                            buffer
-                                .scan
-                                .replay(&buffer.bytes, &mut sink)
-                                .map_err(failure)?;
+                            )
+                            .map_err(failure)?;
                             unloadable_in(&part, &tables, options)
                         }
                         None => Vec::new(),
@@ -664,6 +650,22 @@ fn refusable(tables: &[TableNames], options: &DumpOptions) -> bool {
     charsets
         .into_iter()
         .any(|charset| !options.loads_into(charset))
+}
+
+/// What a buffer's recorded scan finds, replayed into a sink of its own (no audit log, no
+/// names of cells), its repaired bytes written to `out` when given: the work that can be done
+/// on any thread, buffer by buffer.
+fn findings_of(
+    lexed: &Lexed,
+    scan: &RecordedScan,
+    bytes: &[u8],
+    base: u64,
+    out: Option<&mut Vec<u8>>,
+) -> Result<Findings, Failed> {
+    let mut findings = Findings::default();
+    let mut sink = DumpSink::new(lexed, &mut findings, base, out, None, &[]);
+    scan.replay(bytes, &mut sink)?;
+    Ok(findings)
 }
 
 /// Takes in the bytes of a lexed buffer as `Counts::observe_bytes` does, except that the insides
