@@ -253,13 +253,17 @@ fn convert_charset_rewrites_the_latin1_declarations() {
 #[test]
 fn a_dump_the_lexer_does_not_understand_is_an_error_naming_the_line() {
     let dump = mysql_dump("(1,'a','b')");
+    // The row is refused at its `)`.
+    let offset = dump.find("(1,'a','b')").expect("the row is in the dump") + 10;
     let (_dir, path) = temp_file("short.sql", dump.as_bytes());
     let out = path.with_extension("out");
     let output = run(&["fix", path_str(&path), "-o", path_str(&out)]);
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
     assert!(
-        message.contains("short.sql: line 10: a row of 3 values for 4 columns"),
+        message.contains(&format!(
+            "short.sql: line 10 (byte {offset}): a row of 3 values for 4 columns"
+        )),
         "{message}"
     );
     assert!(!out.exists(), "no output is left behind");
@@ -269,7 +273,7 @@ fn a_dump_the_lexer_does_not_understand_is_an_error_naming_the_line() {
     );
     let output = run(&["scan", path_str(&path)]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("line 2: data for table `nowhere`"));
+    assert!(stderr(&output).contains("line 2 (byte 20): data for table `nowhere`"));
 }
 
 #[test]

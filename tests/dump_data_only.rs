@@ -236,7 +236,9 @@ fn a_data_only_dump_without_its_schema_is_refused_with_a_hint() {
         assert_eq!(output.status.code(), Some(2));
         let message = stderr(&output);
         assert!(
-            message.contains("data.sql: line 24: data for table `labels`, which no CREATE TABLE"),
+            message.contains(
+                "data.sql: line 24 (byte 910): data for table `labels`, which no CREATE TABLE"
+            ),
             "{message}"
         );
         assert!(message.contains("--schema FILE"), "{message}");
@@ -593,7 +595,10 @@ fn dumps_named_differently_or_of_another_kind_are_refused() {
     let output = run(&["scan", "--schema", path_str(&data), path_str(&data)]);
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
-    assert!(message.contains("data.sql: line 24:"), "{message}");
+    assert!(
+        message.contains("data.sql: line 24 (byte 910):"),
+        "{message}"
+    );
     assert!(message.contains("not one of data only"), "{message}");
     let empty = files.write("empty.sql", "-- MySQL dump 10.13\nSET NAMES utf8mb4;\n");
     let output = run(&["scan", "--schema", path_str(&empty), path_str(&data)]);
@@ -732,7 +737,7 @@ fn postgresql_copy_data_only() {
     let output = run(&["fix", "--keep-charset", "-q", path_str(&data)]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("line 25: data for table `public.e`"),
+        stderr(&output).contains("line 25 (byte 603): data for table `public.e`"),
         "{}",
         stderr(&output)
     );

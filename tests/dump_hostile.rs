@@ -59,7 +59,8 @@ fn a_dump_that_ends_inside_a_comment_is_an_error_naming_its_line() {
         std::fs::write(&path, &content).expect("written");
         let output = run_within_a_minute(&["scan", "--format", "sql", path_str(&path)]);
         assert_eq!(output.status.code(), Some(2), "{name}: {}", stderr(&output));
-        let expected = format!("line {line}: the dump ends inside a comment");
+        let offset = content.len();
+        let expected = format!("line {line} (byte {offset}): the dump ends inside a comment");
         assert!(
             stderr(&output).contains(&expected),
             "{name}: {}",

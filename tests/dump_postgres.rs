@@ -466,7 +466,7 @@ fn a_typed_table_dumped_alone_takes_its_columns_from_the_schema_dump() {
     let message = stderr(&output);
     assert!(
         message.contains(
-            "typed.sql: line 15: data for table `public.typed`, a typed table (OF public.pair) \
+            "typed.sql: line 15 (byte 267): data for table `public.typed`, a typed table (OF public.pair) \
              whose columns are those of the type `public.pair`, which no CREATE TYPE before it \
              defines; a dump of data only? --schema FILE"
         ),

@@ -89,6 +89,8 @@ pub(crate) struct RowRef {
 pub struct LexError {
     /// Counted from 1.
     pub line: u64,
+    /// Of the byte where the dump stops making sense, counted from 0 at the dump's start.
+    pub offset: u64,
     pub message: String,
     /// Whether it holds data for a table that neither it nor a schema lent to it defines: a
     /// dump of data only, read without the dump of its schema (or with another one).
@@ -382,6 +384,7 @@ impl Lexer {
         let before = &buf[..at.min(buf.len())];
         LexError {
             line: self.line + memchr::memchr_iter(b'\n', before).count() as u64 + 1,
+            offset: self.offset + before.len() as u64,
             message,
             undefined_table: false,
         }
@@ -1014,7 +1017,13 @@ impl Lexer {
             ..column
         };
         let body = match open.quote {
-            BARE => match buf[at..].iter().position(|&b| ends_bare(b)) {
+            BARE => match buf[at..]
+                .iter()
+                .position(|&b| ends_bare(b) || !is_literal_byte(b))
+            {
+                Some(k) if !ends_bare(buf[at + k]) => {
+                    return Err(Stop::Error(at + k, unexpected(buf[at + k], "in a number")));
+                }
                 Some(k) => Body::Closed {
                     content_end: at + k,
                     next: at + k,
@@ -1243,17 +1252,25 @@ impl Lexer {
         at: usize,
         last: bool,
     ) -> Result<usize, Stop> {
-        let mut literal = true;
         let mut end = None;
+        let mut stray = None;
         for (k, &b) in buf[at..].iter().enumerate() {
             if ends_bare(b) {
                 end = Some(at + k);
                 break;
             }
-            literal &= b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+');
+            if stray.is_none() && !is_literal_byte(b) {
+                stray = Some(at + k);
+            }
         }
         let token = &buf[at..end.unwrap_or(buf.len())];
-        let numeric = literal && matches!(token.first(), Some(b'0'..=b'9' | b'-' | b'+' | b'.'));
+        let numeric = matches!(token.first(), Some(b'0'..=b'9' | b'-' | b'+' | b'.'));
+        // A number is judged byte by byte, at the first byte that cannot be part of it, so that
+        // one cut into pieces by buffer ends (a long `0x...` is read on in the next buffer) is
+        // refused at the same byte with the same words as one read whole.
+        if let Some(k) = stray.filter(|_| numeric) {
+            return Err(Stop::Error(k, unexpected(buf[k], "in a number")));
+        }
         if end.is_none() && !last && (!numeric || token.len() < 8) {
             return Err(Stop::NeedMore(at));
         }
@@ -1431,6 +1448,11 @@ impl Lexer {
 /// Whether `byte` ends a bare literal in a tuple.
 fn ends_bare(byte: u8) -> bool {
     matches!(byte, b',' | b')' | b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Bytes of a bare literal: a number such as `-1.5e+3`, `0x4142` or `0b101`, or a keyword.
+fn is_literal_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'-' | b'+')
 }
 
 fn unexpected(byte: u8, place: &str) -> String {
@@ -1948,6 +1970,7 @@ COPY public.t (id, name, note) FROM stdin;
                     });
                     let error = LexError {
                         line: lines,
+                        offset: input.len() as u64,
                         message: "the dump ends inside a comment".into(),
                         undefined_table: false,
                     };

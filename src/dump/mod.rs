@@ -415,9 +415,10 @@ fn lex_error(path: &Path, error: LexError, read_for: ReadFor) -> Error {
         (ReadFor::Schema, false) => "; not understood as a SQL dump (read for --schema)",
     };
     Error::Usage(format!(
-        "{}: line {}: {}{remedy}",
+        "{}: line {} (byte {}): {}{remedy}",
         path.display(),
         error.line,
+        error.offset,
         error.message
     ))
 }
