@@ -280,6 +280,7 @@ impl<W: Write> Sink for DumpSink<'_, W> {
             chars: run.chars,
             verdict: run.verdict,
             repaired: run.repaired && value.is_some_and(|v| v.text),
+            field: run.field,
         };
         if let Some(value) = value {
             self.count_in_column(input, &run, value);

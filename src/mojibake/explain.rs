@@ -15,6 +15,8 @@ pub struct ExplainedRun {
     pub garbled: Vec<u8>,
     pub verdict: String,
     pub repaired: bool,
+    /// What its field decided, where the run could not decide alone.
+    pub field: Option<String>,
     /// For each character: its garbled bytes, the character, the reading and the layers.
     pub chars: Vec<(Vec<u8>, char, String, u8)>,
 }
@@ -42,6 +44,7 @@ impl Sink for Collect<'_> {
             garbled: input[run.span.clone()].to_vec(),
             verdict: run.verdict.to_string(),
             repaired: run.repaired,
+            field: run.field.map(|evidence| evidence.to_string()),
             chars: run
                 .chars
                 .iter()
@@ -112,6 +115,9 @@ impl fmt::Display for Explanation {
                 }
             );
             writeln!(f, "{line}")?;
+            if let Some(field) = &run.field {
+                writeln!(f, "    field: {field}")?;
+            }
             for (garbled, original, reading, layers) in &run.chars {
                 let mut utf8 = [0u8; 4];
                 writeln!(

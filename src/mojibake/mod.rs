@@ -5,6 +5,8 @@
 //! - [`matcher`]: the strict byte pattern and the prefilter that feeds it.
 //! - [`classes`]: what kind of character a code point is (data: a table of ranges).
 //! - [`plausibility`]: the rule that tells double encoding from correct look-alike text.
+//! - [`field`]: the evidence beyond the run: what the other runs and the clean text of its
+//!   field say.
 //! - [`scanner`]: the loop that finds runs, peels layers, judges and reports to a [`Sink`].
 //! - [`mod@repair`], [`counts`], [`explain`]: the sinks behind `fix`, `scan` and `explain`.
 
@@ -12,6 +14,7 @@ pub mod classes;
 pub mod codepage;
 pub mod counts;
 pub mod explain;
+pub mod field;
 pub mod matcher;
 pub mod plausibility;
 pub mod recorded;
@@ -21,6 +24,7 @@ pub mod scanner;
 pub use codepage::{CodePage, ReadingMask, Readings};
 pub use counts::Counts;
 pub use matcher::{DoubleEncodedMatch, RepairedChar};
+pub use field::{FieldEvidence, KeptBecause};
 pub use plausibility::{Evidence, Strictness, Verdict};
 pub use recorded::RecordedScan;
 pub use repair::{RepairPatches, RepairWriter, repair};

@@ -10,6 +10,7 @@
 use std::convert::Infallible;
 use std::ops::Range;
 
+use super::field::FieldEvidence;
 use super::matcher::RepairedChar;
 use super::plausibility::Verdict;
 use super::scanner::{Run, Scanner, Sink};
@@ -29,6 +30,7 @@ struct RecordedRun {
     chars: Range<usize>,
     verdict: Verdict,
     repaired: bool,
+    field: Option<FieldEvidence>,
 }
 
 impl RecordedScan {
@@ -54,6 +56,7 @@ impl RecordedScan {
                 chars: &self.chars[run.chars.clone()],
                 verdict: run.verdict,
                 repaired: run.repaired,
+                field: run.field,
             };
             sink.run(input, &replayed)?;
         }
@@ -72,6 +75,7 @@ impl Sink for RecordedScan {
             chars: start..self.chars.len(),
             verdict: run.verdict,
             repaired: run.repaired,
+            field: run.field,
         });
         Ok(())
     }

@@ -16,7 +16,8 @@ use super::codepage::{Readings, is_lead_byte};
 use super::matcher::{
     DoubleEncodedMatch, Prefilter, RepairedChar, decode_char, decode_last_char, match_at,
 };
-use super::plausibility::{CONTEXT_WINDOW, RunView, Strictness, Verdict, judge, neighbours};
+use super::field::{Deeper, Field, FieldEvidence, Signals, lone_letter};
+use super::plausibility::{RunView, Strictness, Verdict, judge, neighbours};
 
 /// A run of adjacent double-encoded sequences, and what was decided about it.
 #[derive(Debug)]
@@ -30,6 +31,8 @@ pub struct Run<'a> {
     pub verdict: Verdict,
     /// Whether the run is repaired, after strictness and context.
     pub repaired: bool,
+    /// What its field decided, where the run could not decide alone.
+    pub field: Option<FieldEvidence>,
 }
 
 impl Run<'_> {
@@ -76,12 +79,24 @@ pub struct Scanner {
     strictness: Strictness,
 }
 
-/// A run held back until the text after it settles whether it is repaired.
+/// A run held back until its field settles what to do with it, or queued behind one.
 struct Pending {
     span: Range<usize>,
     chars: Vec<RepairedChar>,
     verdict: Verdict,
+    /// The run with an ambiguous inner layer peeled too, for the field to choose.
+    deeper: Option<Deeper>,
+    lone: Option<u32>,
+    /// `None` while the field has to decide.
     decision: Option<bool>,
+    field: Option<FieldEvidence>,
+}
+
+/// A run resolved on its own: its repair, the verdict, and what the field may still choose.
+struct Resolved {
+    verdict: Verdict,
+    deeper: Option<Deeper>,
+    signals: Signals,
 }
 
 impl Scanner {
@@ -110,32 +125,36 @@ impl Scanner {
         let mut sequences = Vec::new();
         let mut chars = Vec::new();
         let mut held: VecDeque<Pending> = VecDeque::new();
-        let mut last_certain_end: Option<usize> = None;
+        let mut field = Field::default();
         let mut from = 0;
         while let Some(span) = self.next_run(input, from, &mut sequences) {
             from = span.end;
-            let (before, after) = neighbours(input, span.start, span.end);
-            let verdict = self.resolve(input, &sequences, (before, after), &mut chars);
-
-            release(&mut held, input, span.start, sink)?;
+            match field.holds(input, span.start) {
+                Some(false) => {
+                    self.settle(&mut field, &mut held, input, span.start, sink)?;
+                    field.clear();
+                }
+                Some(true) if field.waited_too_long(span.start) => {
+                    self.settle(&mut field, &mut held, input, span.start, sink)?;
+                }
+                _ => {}
+            }
+            let context = neighbours(input, span.start, span.end);
+            let resolved = self.resolve_run(input, &sequences, context, &mut chars);
+            let verdict = resolved.verdict;
+            let lone = resolved.signals.lone;
+            // `None`: the field decides.
             let decision = match (self.strictness, verdict) {
                 (Strictness::Pattern, _) => Some(true),
+                (Strictness::Balanced, _) if resolved.deeper.is_some() => None,
                 (_, Verdict::Certain(_)) => Some(true),
+                (Strictness::Balanced, Verdict::Rejected(_)) if lone.is_some() => None,
                 (_, Verdict::Rejected(_)) => Some(false),
                 (Strictness::Lenient, Verdict::Ambiguous(_)) => Some(true),
                 (Strictness::Strict, Verdict::Ambiguous(_)) => Some(false),
-                (Strictness::Balanced, Verdict::Ambiguous(_)) => last_certain_end
-                    .filter(|&end| near(input, end, span.start))
-                    .map(|_| true),
+                (Strictness::Balanced, Verdict::Ambiguous(_)) => None,
             };
-            if let Verdict::Certain(_) = verdict {
-                for pending in held.iter_mut().filter(|p| p.decision.is_none()) {
-                    if near(input, pending.span.end, span.start) {
-                        pending.decision = Some(true);
-                    }
-                }
-                last_certain_end = Some(span.end);
-            }
+            field.add(input, &self.readings, span.clone(), resolved.signals, decision.is_none());
             match decision {
                 Some(repaired) if held.is_empty() => {
                     let run = Run {
@@ -143,6 +162,7 @@ impl Scanner {
                         chars: &chars,
                         verdict,
                         repaired,
+                        field: None,
                     };
                     sink.run(input, &run)?;
                 }
@@ -150,13 +170,54 @@ impl Scanner {
                     span,
                     chars: chars.clone(),
                     verdict,
+                    deeper: resolved.deeper,
+                    lone,
                     decision,
+                    field: None,
                 }),
             }
-            release(&mut held, input, from, sink)?;
         }
-        release(&mut held, input, usize::MAX, sink)?;
+        self.settle(&mut field, &mut held, input, input.len(), sink)?;
         sink.end(input)
+    }
+
+    /// Decides the runs that wait for `field` (the scan has reached `limit`), then reports
+    /// every held run.
+    fn settle<S: Sink>(
+        &self,
+        field: &mut Field,
+        held: &mut VecDeque<Pending>,
+        input: &[u8],
+        limit: usize,
+        sink: &mut S,
+    ) -> Result<(), S::Error> {
+        if field.waiting > 0 {
+            let end = field.end_before(input, limit);
+            field.settle(input, &self.readings, end);
+            for pending in held.iter_mut().filter(|p| p.decision.is_none()) {
+                let decision =
+                    field.decide(&pending.span, pending.verdict, pending.lone, pending.deeper.as_ref());
+                if decision.take_deeper
+                    && let Some(deeper) = pending.deeper.take()
+                {
+                    pending.chars = deeper.chars;
+                }
+                pending.verdict = decision.verdict;
+                pending.decision = Some(decision.repaired);
+                pending.field = decision.evidence;
+            }
+        }
+        while let Some(pending) = held.pop_front() {
+            let run = Run {
+                span: pending.span,
+                chars: &pending.chars,
+                verdict: pending.verdict,
+                repaired: pending.decision.unwrap_or(false),
+                field: pending.field,
+            };
+            sink.run(input, &run)?;
+        }
+        Ok(())
     }
 
     /// Finds the next run at or after `from`, leaving its sequences in `sequences`.
@@ -183,8 +244,44 @@ impl Scanner {
         }
     }
 
+    /// Resolves a run on its own evidence into `chars`, and what it tells its field. Under
+    /// the balanced strictness an inner layer whose own text is only ambiguous is not peeled
+    /// here: the run offers it to the field as its [`Deeper`] repair.
+    fn resolve_run(
+        &self,
+        text: &[u8],
+        sequences: &[(usize, DoubleEncodedMatch)],
+        context: (Option<char>, Option<char>),
+        chars: &mut Vec<RepairedChar>,
+    ) -> Resolved {
+        let (verdict, skipped) = self.resolve(text, sequences, context, chars, false);
+        let deeper = skipped.map(|inner| {
+            let mut deeper_chars = Vec::new();
+            let (verdict, _) = self.resolve(text, sequences, context, &mut deeper_chars, true);
+            Deeper {
+                chars: deeper_chars,
+                verdict,
+                inner,
+            }
+        });
+        let certain = matches!(verdict, Verdict::Certain(_));
+        let signals = Signals {
+            certain,
+            layers: chars.iter().map(|c| c.layers).max().unwrap_or(1),
+            settled: certain && deeper.is_none(),
+            lone: lone_letter(chars, context.0, context.1),
+        };
+        Resolved {
+            verdict,
+            deeper,
+            signals,
+        }
+    }
+
     /// Fills `chars` with everything the run made of `sequences` repairs to, every inner
-    /// layer the rule accepts peeled, and judges the run on that final text.
+    /// layer the rule accepts peeled, and judges the run on that final text. An inner layer
+    /// that is only ambiguous is peeled when `ambiguous_layers` (or the strictness) allows;
+    /// the verdict on the first one that was not is returned beside the run's.
     ///
     /// Inner layers are judged first and on their own final text, because an intermediate
     /// layer is not text anyone wrote: a Latin-1 reading leaves C1 controls in it, which the
@@ -195,7 +292,8 @@ impl Scanner {
         sequences: &[(usize, DoubleEncodedMatch)],
         context: (Option<char>, Option<char>),
         chars: &mut Vec<RepairedChar>,
-    ) -> Verdict {
+        ambiguous_layers: bool,
+    ) -> (Verdict, Option<Verdict>) {
         chars.clear();
         chars.extend(sequences.iter().map(|&(at, found)| RepairedChar {
             span: at..at + found.len,
@@ -209,25 +307,29 @@ impl Scanner {
                 .origin(c.original)
                 .is_some_and(|o| is_lead_byte(o.byte))
         });
-        if lead_inside {
-            self.peel_inner_layers(chars, context);
-        }
-        judge(&RunView {
+        let skipped = match lead_inside {
+            true => self.peel_inner_layers(chars, context, ambiguous_layers),
+            false => None,
+        };
+        let verdict = judge(&RunView {
             text,
             sequences,
             repaired: chars,
             before: context.0,
             after: context.1,
-        })
+        });
+        (verdict, skipped)
     }
 
     /// Looks for runs inside the one-layer repair `chars`, resolves each (recursively), and
-    /// merges those the strictness accepts.
+    /// merges those the strictness accepts; returns the verdict on the first inner run left
+    /// because it was only ambiguous and `ambiguous_layers` was false.
     fn peel_inner_layers(
         &self,
         chars: &mut Vec<RepairedChar>,
         (outer_before, outer_after): (Option<char>, Option<char>),
-    ) {
+        ambiguous_layers: bool,
+    ) -> Option<Verdict> {
         let mut text = Vec::with_capacity(chars.len() * 4);
         let mut starts = Vec::with_capacity(chars.len() + 1);
         let mut utf8 = [0u8; 4];
@@ -242,6 +344,7 @@ impl Scanner {
         let mut copied = 0; // chars[..copied] are in `merged` already
         let mut sequences = Vec::new();
         let mut inner_chars = Vec::new();
+        let mut skipped = None;
         let mut from = 0;
         while let Some(span) = self.next_run(&text, from, &mut sequences) {
             from = span.end;
@@ -253,15 +356,29 @@ impl Scanner {
                 true => outer_after,
                 false => decode_char(&text[span.end..]).map(|(c, _)| c),
             };
-            let verdict = self.resolve(&text, &sequences, (before, after), &mut inner_chars);
-            // The outer run is the nearby evidence an ambiguous inner run needs: whatever garbled
-            // the text once garbled it again.
-            let accept = match verdict {
-                Verdict::Certain(_) => true,
-                Verdict::Ambiguous(_) => self.strictness != Strictness::Strict,
-                Verdict::Rejected(_) => self.strictness == Strictness::Pattern,
+            let (verdict, inner_skipped) = self.resolve(
+                &text,
+                &sequences,
+                (before, after),
+                &mut inner_chars,
+                ambiguous_layers,
+            );
+            skipped = skipped.or(inner_skipped);
+            // A value garbled once is evidence of one conversion, not of two: an inner layer
+            // needs evidence of its own, or (balanced) that of its field, which the scan loop
+            // weighs.
+            let accept = match (verdict, self.strictness) {
+                (Verdict::Certain(_), _) => true,
+                (Verdict::Ambiguous(_), Strictness::Lenient | Strictness::Pattern) => true,
+                (Verdict::Ambiguous(_), Strictness::Balanced) => ambiguous_layers,
+                (Verdict::Ambiguous(_), Strictness::Strict) => false,
+                (Verdict::Rejected(_), strictness) => strictness == Strictness::Pattern,
             };
             if !accept {
+                if matches!(verdict, Verdict::Ambiguous(_)) && self.strictness == Strictness::Balanced
+                {
+                    skipped = skipped.or(Some(verdict));
+                }
                 continue;
             }
             for inner in &inner_chars {
@@ -286,64 +403,8 @@ impl Scanner {
             merged.extend(chars[copied..].iter().cloned());
             *chars = merged;
         }
+        skipped
     }
-}
-
-/// True when a certain run ending or starting at `a` lends evidence to a run at `b`: the same
-/// field, within the context window. Fields end where [`ends_field`] says, so that in a dump
-/// (one line can hold a thousand rows) or a CSV file, evidence never crosses from one value
-/// into the next: values are garbled or not one by one, as they were written.
-fn near(input: &[u8], a: usize, b: usize) -> bool {
-    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-    hi - lo <= CONTEXT_WINDOW && !(lo..hi).any(|at| ends_field(input, at))
-}
-
-/// True when the byte at `at` separates two values: a newline, a tab, a double quote; a single
-/// quote, unless it is an apostrophe inside a word (`l'été`, `м'ясо`: letters or non-ASCII
-/// bytes on both sides; a dump escapes a quote inside a value, `\'` or `''`, so its quotes
-/// always have ASCII punctuation beside them); a comma or semicolon glued to what follows, as
-/// in a CSV row (`a,b`), unless between two digits (`5,00`): prose puts a space after one.
-fn ends_field(input: &[u8], at: usize) -> bool {
-    let before = at.checked_sub(1).map(|i| input[i]);
-    let after = input.get(at + 1).copied();
-    let word_byte = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphabetic() || b >= 0x80);
-    let digit = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_digit());
-    match input[at] {
-        b'\n' | b'\t' | b'"' => true,
-        b'\'' => !(word_byte(before) && word_byte(after)),
-        b',' | b';' => after.is_some_and(|b| b != b' ') && !(digit(before) && digit(after)),
-        _ => false,
-    }
-}
-
-/// Reports held runs from the front of the queue whose fate is settled, given that the scan has
-/// reached `position`: decided runs, and undecided ones no certain run can reach any more.
-fn release<S: Sink>(
-    held: &mut VecDeque<Pending>,
-    input: &[u8],
-    position: usize,
-    sink: &mut S,
-) -> Result<(), S::Error> {
-    while let Some(front) = held.front_mut() {
-        if front.decision.is_none() {
-            let reachable = position != usize::MAX && near(input, front.span.end, position);
-            if reachable {
-                break;
-            }
-            front.decision = Some(false);
-        }
-        let Some(pending) = held.pop_front() else {
-            break;
-        };
-        let run = Run {
-            span: pending.span,
-            chars: &pending.chars,
-            verdict: pending.verdict,
-            repaired: pending.decision.unwrap_or(false),
-        };
-        sink.run(input, &run)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -355,23 +416,6 @@ mod tests {
     fn balanced(text: &str) -> String {
         let scanner = Scanner::new(Readings::western(), Strictness::Balanced);
         String::from_utf8_lossy(&repair(&scanner, text.as_bytes())).into_owned()
-    }
-
-    #[test]
-    fn fields_end_at_separators_not_inside_words_or_numbers() {
-        let ends = |text: &str| -> Vec<usize> {
-            (0..text.len())
-                .filter(|&at| ends_field(text.as_bytes(), at))
-                .collect()
-        };
-        assert_eq!(ends("a\tb\nc\"d"), [1, 3, 5]);
-        // CSV separators end a field; prose commas, decimal commas and apostrophes do not.
-        assert_eq!(ends("a,b;c"), [1, 3]);
-        assert_eq!(ends("a, b; c 5,00"), Vec::<usize>::new());
-        assert_eq!(ends("l'été м'ясо"), Vec::<usize>::new());
-        // Quotes that delimit values: after a comma, before a parenthesis, escaped.
-        assert_eq!(ends("('a','b')"), [1, 3, 4, 5, 7]);
-        assert_eq!(ends(r"'it\'s'"), [0, 4, 6]);
     }
 
     #[test]
