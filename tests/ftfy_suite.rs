@@ -1,11 +1,12 @@
 //! Measures the repair against ftfy's own test cases (`tests/data/peers/ftfy/cases.jsonl`,
 //! Apache-2.0, Copyright Robyn Speer; see that folder's README), without special-casing any.
 //!
-//! Our scope is UTF-8 read through ISO-8859-1 or Windows-1252, any number of times. A case is
-//! in that scope when the bare byte pattern (strictness `pattern`, no plausibility rule at all)
-//! turns its `original` into its expected text: then the garbling is one our byte maths can
-//! undo, and the question left is whether the default rule dares to. Cases garbled through
-//! other code pages (MacRoman, Windows-1251, CP437...), CESU-8 or lossy decoding are out of
+//! Our scope is UTF-8 (and its CESU-8 variant) read through ISO-8859-1 or Windows-1252, any
+//! number of times, and Windows-1252 text read as ISO-8859-1 (C1 controls). A case is in that
+//! scope when the bare byte pattern (strictness `pattern`, no plausibility rule at all) or the
+//! lenient rule turns its `original` into its expected text: then the garbling is one our byte
+//! maths can undo, and the question left is whether the default rule dares to. Cases garbled
+//! through other code pages (MacRoman, Windows-1251, CP437...) or lossy decoding are out of
 //! scope and only counted.
 
 use std::path::PathBuf;
@@ -50,12 +51,14 @@ fn ftfy_cases() {
     let cases = cases();
     assert_eq!(cases.len(), 161, "the suite's README lists 161 cases");
     let pattern = Scanner::new(Readings::western(), Strictness::Pattern);
+    let lenient = Scanner::new(Readings::western(), Strictness::Lenient);
     let default = Scanner::new(Readings::western(), Strictness::default());
 
     let (mut in_scope, mut repaired, mut out_of_scope) = (0, 0, 0);
     let mut misses = Vec::new();
     for case in cases.iter().filter(|c| c.kind.starts_with("encoding")) {
-        if fixed(&pattern, &case.original) != case.expected {
+        let within = |scanner: &Scanner| fixed(scanner, &case.original) == case.expected;
+        if !within(&pattern) && !within(&lenient) {
             out_of_scope += 1;
             continue;
         }
@@ -83,7 +86,7 @@ fn ftfy_cases() {
     }
     println!(
         "ftfy encoding cases in scope (latin1/cp1252): {repaired}/{in_scope} repaired exactly; \
-         {out_of_scope} out of scope (other code pages, CESU-8, lossy)"
+         {out_of_scope} out of scope (other code pages, lossy)"
     );
     println!("missed:\n{}", misses.join("\n"));
     println!(
@@ -92,11 +95,18 @@ fn ftfy_cases() {
         unchanged.len()
     );
     println!("changed:\n{}", changed.join("\n"));
-    // Floors at the figures measured when this test was written; raise them as the rule improves.
-    assert!(repaired >= 0, "repairs fell to {repaired}/{in_scope}");
+    // A floor at the figure measured (the one case missed is an accented capital and `™` at
+    // the end of a word in capitals, which correct text can hold); raise it as the rule
+    // improves. Every case ftfy leaves alone, we leave alone.
     assert!(
-        changed.len() <= unchanged.len(),
-        "{} unchanged cases were changed",
-        changed.len()
+        repaired >= 52,
+        "repairs fell to {repaired}/{in_scope}:\n{}",
+        misses.join("\n")
+    );
+    assert!(
+        changed.is_empty(),
+        "{} unchanged cases were changed:\n{}",
+        changed.len(),
+        changed.join("\n")
     );
 }

@@ -191,7 +191,9 @@ proptest! {
         prop_assert!(patches.write_patched(&bytes, &mut patched).is_ok());
         prop_assert_eq!(patched, expected);
         prop_assert_eq!(patches.changed(), !spans.0.is_empty());
-        if !bytes.contains(&0xC3) {
+        // Every run starts with `Â..ô` (`C3 82..B4`) or a C1 control (`C2 80..9F`).
+        let c1_control = bytes.windows(2).any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]));
+        if !bytes.contains(&0xC3) && !c1_control {
             prop_assert_eq!(repaired.as_ref(), bytes.as_slice());
         }
     }

@@ -13,10 +13,15 @@
 //!   run of the field is certain at as many layers and none is certain at fewer with no further
 //!   layer in it (`Ã½` → `ý`, which holds no further layer, says the value went through one
 //!   conversion).
-//! - **Clean text double encoding cannot produce.** Garbled text is made of ASCII and the
-//!   characters the code pages give bytes `80..FF` (`Ã`, `©`, `€`, `™`...). A field that also
-//!   holds a correctly encoded `ř` or `я` outside every run was not garbled as a whole: its
-//!   ambiguous runs are left, and no ambiguous inner layer is peeled in it.
+//! - **Clean text a garbling would have garbled.** A value garbled as a whole holds its
+//!   non-ASCII text only inside runs: every character it has outside them that stands for no
+//!   byte of the code pages (`ř`, `я`) or for a continuation byte (`–`, `©`, which garbled text
+//!   holds only as the tail of a sequence) says the field was not garbled as a whole
+//!   (`Bremer/Mccoy – DrÃ¥ber`). Its ambiguous runs are left, no ambiguous inner layer is
+//!   peeled in it, and neither are runs certain only by one sequence's weak evidence
+//!   ([`is_weak_certainty`]). A lone `Ã` proves nothing: a sequence broken by a cut leaves one.
+//!   A run certain by strong evidence outweighs the clean text: the field was garbled, at
+//!   least in part, and was edited after (`l’humanitÃ©` beside `Ø¹ÙŠØ¯`).
 //! - **Lone letters of one script.** Several runs that each repair to one letter of the same
 //!   script, none touching a letter (a list of Tifinagh letters, `â´° â´± â´³`), in a field
 //!   with no clean non-ASCII text beside them, are one garbled value, although each alone is a
@@ -29,9 +34,9 @@ use std::fmt;
 use std::ops::Range;
 
 use super::classes::{CharClass, Script, class_of};
-use super::codepage::Readings;
+use super::codepage::{Readings, is_lead_byte};
 use super::matcher::RepairedChar;
-use super::plausibility::{CONTEXT_WINDOW, Verdict};
+use super::plausibility::{CONTEXT_WINDOW, Evidence, Verdict};
 
 /// True when the byte at `at` separates two values: a newline, a tab, a double quote; a single
 /// quote, unless it is an apostrophe inside a word (`l'été`, `м'ясо`: letters or non-ASCII
@@ -51,24 +56,57 @@ pub(crate) fn ends_field(input: &[u8], at: usize) -> bool {
     }
 }
 
+/// The bytes [`ends_field`] may say yes to: a table, so that the gaps between runs are
+/// searched at the speed of a byte lookup.
+static MAY_END_FIELD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let bytes = b"\n\t\"',;";
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// The first byte in `range` that ends a field.
 pub(crate) fn first_field_end(input: &[u8], range: Range<usize>) -> Option<usize> {
-    range.into_iter().find(|&at| ends_field(input, at))
+    let start = range.start;
+    input[range]
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| MAY_END_FIELD[usize::from(b)])
+        .map(|(k, _)| start + k)
+        .find(|&at| ends_field(input, at))
 }
 
 /// The last byte in `range` that ends a field.
 fn last_field_end(input: &[u8], range: Range<usize>) -> Option<usize> {
-    range.into_iter().rev().find(|&at| ends_field(input, at))
+    let start = range.start;
+    input[range]
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|&(_, &b)| MAY_END_FIELD[usize::from(b)])
+        .map(|(k, _)| start + k)
+        .find(|&at| ends_field(input, at))
 }
 
 /// What the clean text of a field (its bytes outside every run) holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct CleanText {
-    /// The first character double encoding cannot produce (not ASCII, and no code page's
-    /// character for a byte `80..FF`).
-    foreign: Option<char>,
+    /// The first character that double encoding leaves only inside a run: one that stands
+    /// for no byte under the readings (`ř`, `я`), or for a continuation byte (`–`, `©`: in a
+    /// value garbled as a whole, such a character is always the tail of a garbled sequence).
+    /// A character that stands for a lead byte (`Ã`) may be left alone by a sequence broken
+    /// in the garbling (a value cut short), so it proves nothing.
+    unexplained: Option<char>,
     /// Whether it holds any non-ASCII character.
     non_ascii: bool,
+    /// The first character beyond Latin-1 (U+0100 and up).
+    beyond_latin1: Option<char>,
+    /// Whether it holds a Latin-1 letter (`À..ÿ`).
+    latin1_letter: bool,
 }
 
 impl CleanText {
@@ -82,11 +120,16 @@ impl CleanText {
             at += k;
             found.non_ascii = true;
             let (c, size) = bstr::decode_utf8(&input[at..range.end]);
-            if let Some(c) = c
-                && found.foreign.is_none()
-                && readings.origin(c).is_none()
-            {
-                found.foreign = Some(c);
+            if let Some(c) = c {
+                if found.unexplained.is_none()
+                    && readings.origin(c).is_none_or(|o| !is_lead_byte(o.byte))
+                {
+                    found.unexplained = Some(c);
+                }
+                if u32::from(c) >= 0x100 {
+                    found.beyond_latin1 = found.beyond_latin1.or(Some(c));
+                }
+                found.latin1_letter |= ('\u{c0}'..='\u{ff}').contains(&c) && c.is_alphabetic();
             }
             at += size.max(1);
         }
@@ -94,8 +137,10 @@ impl CleanText {
     }
 
     fn add(&mut self, other: CleanText) {
-        self.foreign = self.foreign.or(other.foreign);
+        self.unexplained = self.unexplained.or(other.unexplained);
         self.non_ascii |= other.non_ascii;
+        self.beyond_latin1 = self.beyond_latin1.or(other.beyond_latin1);
+        self.latin1_letter |= other.latin1_letter;
     }
 }
 
@@ -126,6 +171,8 @@ pub(crate) fn lone_letter(
 pub(crate) struct Signals {
     /// Certain on its own, at the layers it has evidence for.
     pub certain: bool,
+    /// Certain by more than one sequence's weak evidence ([`is_weak_certainty`]).
+    pub strongly: bool,
     /// The most layers its own evidence peeled from one of its characters.
     pub layers: u8,
     /// Certain, and holds no further layer at all: its value went through `layers`
@@ -151,9 +198,14 @@ pub enum FieldEvidence {
     CertainNearby,
     /// Ambiguous, left alone: no certain run in its field.
     NothingNearby,
-    /// Left alone: the field holds this character, correctly encoded, which double encoding
-    /// cannot produce, so the field was not garbled as a whole.
+    /// Left alone: the field holds this character outside every run, which a garbling of the
+    /// whole field would have garbled.
     CleanText(char),
+    /// A C1 control read back through Windows-1252: its field holds Latin-1 letters read right.
+    Latin1Text,
+    /// A C1 control left: its field holds this character beyond Latin-1, so it was not
+    /// Windows-1252 text read as ISO-8859-1.
+    NotLatin1(char),
     /// Repaired: one of this many lone letters of one script in a field with no clean
     /// non-ASCII text.
     LoneLetters(usize),
@@ -181,8 +233,18 @@ impl fmt::Display for FieldEvidence {
             FieldEvidence::NothingNearby => write!(f, "no certain run stands in the same field"),
             FieldEvidence::CleanText(c) => write!(
                 f,
-                "the field holds '{c}' (U+{:04X}) correctly encoded, which double encoding \
-                 cannot produce: it was not garbled as a whole",
+                "the field holds '{c}' (U+{:04X}) outside every run, which a garbling of the \
+                 whole field would have garbled",
+                u32::from(c)
+            ),
+            FieldEvidence::Latin1Text => write!(
+                f,
+                "its field holds Latin-1 letters read right: Windows-1252 text read as ISO-8859-1"
+            ),
+            FieldEvidence::NotLatin1(c) => write!(
+                f,
+                "its field holds '{c}' (U+{:04X}) outside every run: not Windows-1252 text read as \
+                 ISO-8859-1",
                 u32::from(c)
             ),
             FieldEvidence::LoneLetters(n) => write!(
@@ -229,14 +291,17 @@ const KEPT_CERTAIN: usize = 2;
 pub(crate) struct Field {
     /// The runs of the field whose clean text around them is still to be read.
     runs: Vec<Range<usize>>,
-    /// Where the field's clean text has been read up to, and what it holds.
+    /// Where the field's clean text has been read up to, and what it holds; whether the text
+    /// before its first run has been read.
     clean_to: usize,
+    read_back: bool,
     clean: CleanText,
     /// The end of the field's last run.
     last_end: Option<usize>,
     /// Where the field started to be gathered: its first run.
     first_start: usize,
     certain: Vec<Range<usize>>,
+    strongly_certain: Vec<Range<usize>>,
     /// The most layers a certain run of the field carries.
     deepest: u8,
     /// The fewest layers of a certain run that holds no further one.
@@ -252,6 +317,13 @@ impl Field {
     pub fn holds(&self, input: &[u8], start: usize) -> Option<bool> {
         let last = self.last_end?;
         Some(start - last <= CONTEXT_WINDOW && first_field_end(input, last..start).is_none())
+    }
+
+    /// Whether a run of the field so far is certain by strong evidence: then the field was
+    /// garbled, whatever its clean text holds, and an ambiguous or weakly certain run in it is
+    /// repaired at once.
+    pub fn strongly_certain(&self) -> bool {
+        !self.strongly_certain.is_empty()
     }
 
     /// Whether the runs waiting in the field should be decided now, before a run at `start`:
@@ -275,11 +347,17 @@ impl Field {
             self.clean_to = span.start;
         }
         self.last_end = Some(span.end);
-        if signals.certain {
-            if self.certain.len() == KEPT_CERTAIN {
-                self.certain.remove(0);
+        let keep = |kept: &mut Vec<Range<usize>>| {
+            if kept.len() == KEPT_CERTAIN {
+                kept.remove(0);
             }
-            self.certain.push(span.clone());
+            kept.push(span.clone());
+        };
+        if signals.certain {
+            keep(&mut self.certain);
+        }
+        if signals.strongly {
+            keep(&mut self.strongly_certain);
         }
         if signals.certain {
             self.deepest = self.deepest.max(signals.layers);
@@ -297,6 +375,14 @@ impl Field {
             }
         }
         self.waiting += usize::from(waits);
+        if self.waiting == 0 && self.strongly_certain() {
+            // The field is garbled, whatever its clean text says: that text is not read on (a
+            // run that still waits in it, a C1 control or a lone letter, weighs what was read).
+            self.runs.clear();
+            self.read_back = true;
+            self.clean_to = span.end;
+            return;
+        }
         self.runs.push(span);
         // A long field of many runs and none waiting: its clean text is read as it goes, so
         // that what is kept of it stays small.
@@ -309,10 +395,12 @@ impl Field {
     /// the field starts, between its runs, and on from its last run to `end` (the field's end,
     /// or as far as evidence reaches).
     fn read_clean(&mut self, input: &[u8], readings: &Readings, end: usize) {
-        if self.clean_to == self.first_start {
+        if !self.read_back {
+            self.read_back = true;
             let reach = self.first_start.saturating_sub(CONTEXT_WINDOW);
             let start = last_field_end(input, reach..self.first_start).map_or(reach, |at| at + 1);
-            self.clean.add(CleanText::of(input, start..self.first_start, readings));
+            self.clean
+                .add(CleanText::of(input, start..self.first_start, readings));
         }
         for run in &self.runs {
             if run.start >= self.clean_to {
@@ -322,7 +410,8 @@ impl Field {
             self.clean_to = self.clean_to.max(run.end);
         }
         if end > self.clean_to {
-            self.clean.add(CleanText::of(input, self.clean_to..end, readings));
+            self.clean
+                .add(CleanText::of(input, self.clean_to..end, readings));
             self.clean_to = end;
         }
         self.runs.clear();
@@ -352,7 +441,14 @@ impl Field {
         lone: Option<u32>,
         deeper: Option<&Deeper>,
     ) -> Decision {
-        let foreign = self.clean.foreign;
+        let elsewhere = |kept: &[Range<usize>]| kept.iter().any(|other| other != span);
+        // Clean text says the field was not garbled as a whole, unless a run in it is certain
+        // by strong evidence: then it was garbled, at least in part (a value edited after the
+        // garbling: `l’humanitÃ©`), and its clean text says no more.
+        let foreign = self
+            .clean
+            .unexplained
+            .filter(|_| !elsewhere(&self.strongly_certain));
         let mut take_deeper = false;
         let mut evidence = None;
         let mut verdict = verdict;
@@ -375,14 +471,30 @@ impl Field {
         let lone_letters = lone
             .and_then(|key| self.lone.iter().find(|(k, _)| *k == key))
             .map_or(0, |&(_, n)| n);
-        let certain_elsewhere = self.certain.iter().any(|other| other != span);
+        let certain_elsewhere = elsewhere(&self.certain);
         let repaired = match verdict {
+            Verdict::Certain(own) if is_weak_certainty(own) && foreign.is_some() => {
+                evidence = evidence.or(foreign.map(FieldEvidence::CleanText));
+                false
+            }
             Verdict::Certain(_) => true,
             _ if lone_letters >= 2 && !self.clean.non_ascii => {
                 evidence = evidence.or(Some(FieldEvidence::LoneLetters(lone_letters)));
                 true
             }
             Verdict::Rejected(_) => false,
+            // Controls read back through Windows-1252 need a field of Windows-1252 text read as
+            // ISO-8859-1 ([`super::controls`]).
+            Verdict::Ambiguous(Evidence::ControlForCharacter(_)) => {
+                let (repaired, why) = match self.clean.beyond_latin1 {
+                    Some(c) => (false, FieldEvidence::NotLatin1(c)),
+                    None if self.clean.latin1_letter => (true, FieldEvidence::Latin1Text),
+                    None if certain_elsewhere => (true, FieldEvidence::CertainNearby),
+                    None => (false, FieldEvidence::NothingNearby),
+                };
+                evidence = evidence.or(Some(why));
+                repaired
+            }
             Verdict::Ambiguous(_) => {
                 let (repaired, why) = match (foreign, certain_elsewhere) {
                     (Some(c), _) => (false, FieldEvidence::CleanText(c)),
@@ -401,10 +513,35 @@ impl Field {
         }
     }
 
-    /// Starts a new field.
+    /// Starts a new field, keeping the memory of the last.
     pub fn clear(&mut self) {
-        *self = Field::default();
+        let mut runs = std::mem::take(&mut self.runs);
+        let mut certain = std::mem::take(&mut self.certain);
+        let mut strongly_certain = std::mem::take(&mut self.strongly_certain);
+        let mut lone = std::mem::take(&mut self.lone);
+        runs.clear();
+        certain.clear();
+        strongly_certain.clear();
+        lone.clear();
+        *self = Field {
+            runs,
+            certain,
+            strongly_certain,
+            lone,
+            ..Field::default()
+        };
     }
+}
+
+/// Whether a run is certain only by the evidence of one sequence that would look the same in a
+/// value written partly by hand (`Ã¥` inside a word): such a run is left in a field whose clean
+/// text says the field was not garbled as a whole. Markers (a C1 control, a case mismatch, a
+/// symbol that follows no letter) and garbled words stay certain whatever stands beside them.
+pub(crate) fn is_weak_certainty(evidence: Evidence) -> bool {
+    matches!(
+        evidence,
+        Evidence::NothingAgainst | Evidence::SymbolInsideWord
+    )
 }
 
 /// What [`Field::decide`] concluded about a run.

@@ -6,6 +6,10 @@
 //! [`Readings`], and accepts only when the bytes form one well-formed UTF-8 character: no
 //! overlong form (`C0`, `C1`, `E0 80..9F`, `F0 80..8F`), no surrogate (`ED A0..BF`), nothing above
 //! U+10FFFF (`F4 90..`, `F5..`). That strictness is the first line of defence for clean text.
+//! The one exception is CESU-8, the UTF-8 variant that Java and MySQL's 3-byte `utf8` write:
+//! a character beyond the BMP as its two surrogates, three bytes each. A high surrogate
+//! followed at once by a low one is one character (`í\u{a0}½í¸\u{8d}` → `😍`); a lone
+//! surrogate is still no match.
 //!
 //! Every match begins with a character that stands for a lead byte; for the Western pages that
 //! character is one of `Â..ô` (U+00C2..U+00F4), all encoded with the byte `0xC3` first. The
@@ -108,7 +112,15 @@ pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEn
         _ => true,
     };
     if !second_in_range {
-        return None;
+        // CESU-8 (Java's and MySQL's 3-byte `utf8` write a character beyond the BMP as its
+        // two UTF-16 surrogates, each as three bytes): a high surrogate garbled, then a low
+        // one, stand together for one character.
+        return match original[1] {
+            0xA0..=0xAF if original[0] == 0xED => {
+                cesu8_pair(readings, rest, pos, [original[1], original[2]], mask)
+            }
+            _ => None,
+        };
     }
     let payload = original[1..=continuations].iter().fold(
         u32::from(original[0]) & (0x7F >> (continuations + 1)),
@@ -118,6 +130,41 @@ pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEn
     Some(DoubleEncodedMatch {
         len: pos,
         original,
+        mask,
+    })
+}
+
+/// The character of a garbled CESU-8 surrogate pair whose high half (`ED A0..AF xx`, its last
+/// two bytes `high`) ends at `rest[pos..]`, when a garbled low half (`ED B0..BF xx`) follows.
+fn cesu8_pair(
+    readings: &Readings,
+    rest: &[u8],
+    mut pos: usize,
+    high: [u8; 2],
+    mut mask: ReadingMask,
+) -> Option<DoubleEncodedMatch> {
+    let mut low = [0u8; 3];
+    for (i, slot) in low.iter_mut().enumerate() {
+        let (ch, len) = decode_char(&rest[pos..])?;
+        let origin = readings.origin(ch)?;
+        let wanted = match i {
+            0 => 0xED..=0xED,
+            1 => 0xB0..=0xBF,
+            _ => 0x80..=0xBF,
+        };
+        if !wanted.contains(&origin.byte) {
+            return None;
+        }
+        *slot = origin.byte;
+        mask = mask.and(origin.mask);
+        pos += len;
+    }
+    let unit = |b1: u8, b2: u8| (u32::from(b1 & 0x0F) << 6) | u32::from(b2 & 0x3F);
+    let code_point =
+        0x10000 + ((unit(high[0], high[1]) & 0x3FF) << 10) + (unit(low[1], low[2]) & 0x3FF);
+    Some(DoubleEncodedMatch {
+        len: pos,
+        original: char::from_u32(code_point)?,
         mask,
     })
 }
@@ -134,7 +181,12 @@ pub enum Prefilter {
 
 impl Prefilter {
     pub fn new(readings: &Readings) -> Prefilter {
-        match *readings.lead_first_bytes() {
+        Prefilter::of_bytes(readings.lead_first_bytes())
+    }
+
+    /// A prefilter that stops at every byte of `bytes`.
+    pub fn of_bytes(bytes: &[u8]) -> Prefilter {
+        match *bytes {
             [a] => Prefilter::One(a),
             [a, b] => Prefilter::Two(a, b),
             [a, b, c] => Prefilter::Three(a, b, c),

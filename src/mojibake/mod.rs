@@ -3,6 +3,7 @@
 //!
 //! - [`codepage`]: the single-byte code pages as tables, and their reverse index.
 //! - [`matcher`]: the strict byte pattern and the prefilter that feeds it.
+//! - [`controls`]: C1 controls that stand for Windows-1252 characters.
 //! - [`classes`]: what kind of character a code point is (data: a table of ranges).
 //! - [`plausibility`]: the rule that tells double encoding from correct look-alike text.
 //! - [`field`]: the evidence beyond the run: what the other runs and the clean text of its
@@ -12,6 +13,7 @@
 
 pub mod classes;
 pub mod codepage;
+pub mod controls;
 pub mod counts;
 pub mod explain;
 pub mod field;
@@ -23,8 +25,8 @@ pub mod scanner;
 
 pub use codepage::{CodePage, ReadingMask, Readings};
 pub use counts::Counts;
-pub use matcher::{DoubleEncodedMatch, RepairedChar};
 pub use field::{FieldEvidence, KeptBecause};
+pub use matcher::{DoubleEncodedMatch, RepairedChar};
 pub use plausibility::{Evidence, Strictness, Verdict};
 pub use recorded::RecordedScan;
 pub use repair::{RepairPatches, RepairWriter, repair};

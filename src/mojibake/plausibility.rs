@@ -113,6 +113,10 @@ pub enum Evidence {
     LoneLetter(Script),
     ScriptBesideLatin(Script),
     NothingAgainst,
+    /// A C1 control that stands for this Windows-1252 character ([`super::controls`]).
+    ControlForCharacter(char),
+    /// A C1 control among other control characters, as in binary data.
+    AmongControls(char),
 }
 
 impl fmt::Display for Evidence {
@@ -183,6 +187,17 @@ impl fmt::Display for Evidence {
                 )
             }
             Evidence::NothingAgainst => write!(f, "repairs to ordinary text"),
+            Evidence::ControlForCharacter(c) => write!(
+                f,
+                "a C1 control, which no writer means, standing for '{c}' (U+{:04X}), its byte in \
+                 Windows-1252",
+                u32::from(c)
+            ),
+            Evidence::AmongControls(c) => write!(
+                f,
+                "a C1 control that would stand for '{c}', but among other control characters, as \
+                 in binary data"
+            ),
         }
     }
 }

@@ -12,12 +12,13 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use super::codepage::{Readings, is_lead_byte};
+use super::codepage::{ReadingMask, Readings, WINDOWS_1252, is_lead_byte};
+use super::controls::{control_at, judge_controls};
+use super::field::{Deeper, Field, FieldEvidence, Signals, is_weak_certainty, lone_letter};
 use super::matcher::{
     DoubleEncodedMatch, Prefilter, RepairedChar, decode_char, decode_last_char, match_at,
 };
-use super::field::{Deeper, Field, FieldEvidence, Signals, lone_letter};
-use super::plausibility::{RunView, Strictness, Verdict, judge, neighbours};
+use super::plausibility::{Evidence, RunView, Strictness, Verdict, judge, neighbours};
 
 /// A run of adjacent double-encoded sequences, and what was decided about it.
 #[derive(Debug)]
@@ -77,12 +78,18 @@ pub struct Scanner {
     readings: Readings,
     prefilter: Prefilter,
     strictness: Strictness,
+    /// The reading C1 controls are read back through ([`super::controls`]): Windows-1252's,
+    /// when it is one of the readings.
+    controls: Option<ReadingMask>,
 }
 
 /// A run held back until its field settles what to do with it, or queued behind one.
 struct Pending {
     span: Range<usize>,
-    chars: Vec<RepairedChar>,
+    /// Where its characters lie in the scan's arena of held characters, unless the field
+    /// chose its deeper repair.
+    chars: Range<usize>,
+    chosen: Option<Vec<RepairedChar>>,
     verdict: Verdict,
     /// The run with an ambiguous inner layer peeled too, for the field to choose.
     deeper: Option<Deeper>,
@@ -90,6 +97,41 @@ struct Pending {
     /// `None` while the field has to decide.
     decision: Option<bool>,
     field: Option<FieldEvidence>,
+}
+
+/// Where the next C1 control of a buffer is: they are rare, so they are searched for apart
+/// from the lead bytes of double encoding (with `memchr` on `C2`, the first byte of each), and
+/// the answer kept until the scan passes it.
+#[derive(Default)]
+struct ControlCursor {
+    /// Searched up to here; the control found there, if any.
+    searched_to: usize,
+    found: Option<usize>,
+}
+
+impl ControlCursor {
+    /// The first C1 control at or after `from` (which never goes back).
+    fn next(&mut self, input: &[u8], from: usize) -> Option<usize> {
+        if self.found.is_some_and(|at| at >= from) {
+            return self.found;
+        }
+        if self.found.is_none() && self.searched_to > from {
+            return None;
+        }
+        let mut at = from;
+        self.found = loop {
+            let Some(k) = memchr::memchr(0xC2, &input[at..]) else {
+                break None;
+            };
+            at += k;
+            if control_at(input, at).is_some() {
+                break Some(at);
+            }
+            at += 1;
+        };
+        self.searched_to = self.found.map_or(input.len(), |at| at + 1);
+        self.found
+    }
 }
 
 /// A run resolved on its own: its repair, the verdict, and what the field may still choose.
@@ -101,11 +143,18 @@ struct Resolved {
 
 impl Scanner {
     pub fn new(readings: Readings, strictness: Strictness) -> Scanner {
-        let prefilter = Prefilter::new(&readings);
+        // The pattern strictness is the bare byte pattern of double encoding, nothing more.
+        let controls = readings
+            .pages()
+            .iter()
+            .position(|page| std::ptr::eq(*page, &WINDOWS_1252))
+            .filter(|_| strictness != Strictness::Pattern)
+            .map(|bit| ReadingMask(1 << bit));
         Scanner {
+            prefilter: Prefilter::new(&readings),
             readings,
-            prefilter,
             strictness,
+            controls,
         }
     }
 
@@ -125,36 +174,86 @@ impl Scanner {
         let mut sequences = Vec::new();
         let mut chars = Vec::new();
         let mut held: VecDeque<Pending> = VecDeque::new();
+        // The characters of the held runs, one after the other: one allocation for all.
+        let mut held_chars: Vec<RepairedChar> = Vec::new();
         let mut field = Field::default();
         let mut from = 0;
-        while let Some(span) = self.next_run(input, from, &mut sequences) {
+        let mut cursor = ControlCursor::default();
+        while let Some(span) = self.next_run(
+            input,
+            from,
+            &mut sequences,
+            self.controls.map(|_| &mut cursor),
+        ) {
             from = span.end;
             match field.holds(input, span.start) {
                 Some(false) => {
-                    self.settle(&mut field, &mut held, input, span.start, sink)?;
+                    self.settle(
+                        &mut field,
+                        &mut held,
+                        &mut held_chars,
+                        input,
+                        span.start,
+                        sink,
+                    )?;
                     field.clear();
                 }
                 Some(true) if field.waited_too_long(span.start) => {
-                    self.settle(&mut field, &mut held, input, span.start, sink)?;
+                    self.settle(
+                        &mut field,
+                        &mut held,
+                        &mut held_chars,
+                        input,
+                        span.start,
+                        sink,
+                    )?;
                 }
                 _ => {}
             }
             let context = neighbours(input, span.start, span.end);
-            let resolved = self.resolve_run(input, &sequences, context, &mut chars);
+            let resolved = match (sequences.is_empty(), self.controls) {
+                (true, Some(mask)) => {
+                    self.resolve_controls(input, &span, mask, context, &mut chars)
+                }
+                _ => self.resolve_run(input, &sequences, context, &mut chars),
+            };
             let verdict = resolved.verdict;
             let lone = resolved.signals.lone;
             // `None`: the field decides.
+            // A strongly certain run earlier in the field settles what clean text could not.
+            let garbled_field = field.strongly_certain();
             let decision = match (self.strictness, verdict) {
                 (Strictness::Pattern, _) => Some(true),
                 (Strictness::Balanced, _) if resolved.deeper.is_some() => None,
+                (Strictness::Balanced, Verdict::Certain(own)) if is_weak_certainty(own) => {
+                    garbled_field.then_some(true)
+                }
                 (_, Verdict::Certain(_)) => Some(true),
                 (Strictness::Balanced, Verdict::Rejected(_)) if lone.is_some() => None,
                 (_, Verdict::Rejected(_)) => Some(false),
                 (Strictness::Lenient, Verdict::Ambiguous(_)) => Some(true),
                 (Strictness::Strict, Verdict::Ambiguous(_)) => Some(false),
+                (Strictness::Balanced, Verdict::Ambiguous(Evidence::ControlForCharacter(_))) => {
+                    None
+                }
+                (Strictness::Balanced, Verdict::Ambiguous(_)) if lone.is_none() => {
+                    garbled_field.then_some(true)
+                }
                 (Strictness::Balanced, Verdict::Ambiguous(_)) => None,
             };
-            field.add(input, &self.readings, span.clone(), resolved.signals, decision.is_none());
+            field.add(
+                input,
+                &self.readings,
+                span.clone(),
+                resolved.signals,
+                decision.is_none(),
+            );
+            let lent = match (self.strictness, verdict, decision) {
+                (Strictness::Balanced, Verdict::Ambiguous(_), Some(true)) => {
+                    Some(FieldEvidence::CertainNearby)
+                }
+                _ => None,
+            };
             match decision {
                 Some(repaired) if held.is_empty() => {
                     let run = Run {
@@ -162,22 +261,34 @@ impl Scanner {
                         chars: &chars,
                         verdict,
                         repaired,
-                        field: None,
+                        field: lent,
                     };
                     sink.run(input, &run)?;
                 }
                 _ => held.push_back(Pending {
                     span,
-                    chars: chars.clone(),
+                    chars: {
+                        let start = held_chars.len();
+                        held_chars.extend_from_slice(&chars);
+                        start..held_chars.len()
+                    },
+                    chosen: None,
                     verdict,
                     deeper: resolved.deeper,
                     lone,
                     decision,
-                    field: None,
+                    field: lent,
                 }),
             }
         }
-        self.settle(&mut field, &mut held, input, input.len(), sink)?;
+        self.settle(
+            &mut field,
+            &mut held,
+            &mut held_chars,
+            input,
+            input.len(),
+            sink,
+        )?;
         sink.end(input)
     }
 
@@ -187,6 +298,7 @@ impl Scanner {
         &self,
         field: &mut Field,
         held: &mut VecDeque<Pending>,
+        held_chars: &mut Vec<RepairedChar>,
         input: &[u8],
         limit: usize,
         sink: &mut S,
@@ -195,12 +307,16 @@ impl Scanner {
             let end = field.end_before(input, limit);
             field.settle(input, &self.readings, end);
             for pending in held.iter_mut().filter(|p| p.decision.is_none()) {
-                let decision =
-                    field.decide(&pending.span, pending.verdict, pending.lone, pending.deeper.as_ref());
+                let decision = field.decide(
+                    &pending.span,
+                    pending.verdict,
+                    pending.lone,
+                    pending.deeper.as_ref(),
+                );
                 if decision.take_deeper
                     && let Some(deeper) = pending.deeper.take()
                 {
-                    pending.chars = deeper.chars;
+                    pending.chosen = Some(deeper.chars);
                 }
                 pending.verdict = decision.verdict;
                 pending.decision = Some(decision.repaired);
@@ -208,28 +324,46 @@ impl Scanner {
             }
         }
         while let Some(pending) = held.pop_front() {
+            let chars = match &pending.chosen {
+                Some(chosen) => chosen.as_slice(),
+                None => &held_chars[pending.chars.clone()],
+            };
             let run = Run {
                 span: pending.span,
-                chars: &pending.chars,
+                chars,
                 verdict: pending.verdict,
                 repaired: pending.decision.unwrap_or(false),
                 field: pending.field,
             };
             sink.run(input, &run)?;
         }
+        held_chars.clear();
         Ok(())
     }
 
-    /// Finds the next run at or after `from`, leaving its sequences in `sequences`.
+    /// Finds the next run at or after `from`, leaving its sequences in `sequences`; with
+    /// `controls`, a run of C1 controls too (it leaves `sequences` empty), found by the cursor.
     fn next_run(
         &self,
         input: &[u8],
         mut from: usize,
         sequences: &mut Vec<(usize, DoubleEncodedMatch)>,
+        mut controls: Option<&mut ControlCursor>,
     ) -> Option<Range<usize>> {
         sequences.clear();
         loop {
-            let start = self.prefilter.find(input, from)?;
+            let lead = self.prefilter.find(input, from);
+            if let Some(cursor) = controls.as_deref_mut()
+                && let Some(control) = cursor.next(input, from)
+                && lead.is_none_or(|lead| control < lead)
+            {
+                let mut end = control + 2;
+                while control_at(input, end).is_some() {
+                    end += 2;
+                }
+                return Some(control..end);
+            }
+            let start = lead?;
             let Some(first) = match_at(&self.readings, input, start) else {
                 from = start + 1;
                 continue;
@@ -241,6 +375,46 @@ impl Scanner {
                 end += next.len;
             }
             return Some(start..end);
+        }
+    }
+
+    /// Resolves a run of C1 controls at `span` into `chars`.
+    fn resolve_controls(
+        &self,
+        input: &[u8],
+        span: &Range<usize>,
+        mask: ReadingMask,
+        (before, after): (Option<char>, Option<char>),
+        chars: &mut Vec<RepairedChar>,
+    ) -> Resolved {
+        chars.clear();
+        let mut repaired = Vec::with_capacity(span.len() / 2);
+        for at in span.clone().step_by(2) {
+            let Some(original) = control_at(input, at) else {
+                continue;
+            };
+            repaired.push(original);
+            chars.push(RepairedChar {
+                span: at..at + 2,
+                original,
+                mask,
+                layers: 1,
+            });
+        }
+        let verdict = judge_controls(&repaired, before, after);
+        // Certain that the field went through a wrong reading, but no layer of double
+        // encoding: nothing said about depth, nor enough to outweigh clean text.
+        let signals = Signals {
+            certain: matches!(verdict, Verdict::Certain(_)),
+            strongly: false,
+            layers: 1,
+            settled: false,
+            lone: None,
+        };
+        Resolved {
+            verdict,
+            deeper: None,
+            signals,
         }
     }
 
@@ -267,9 +441,14 @@ impl Scanner {
         let certain = matches!(verdict, Verdict::Certain(_));
         let signals = Signals {
             certain,
+            strongly: matches!(verdict, Verdict::Certain(own) if !is_weak_certainty(own)),
             layers: chars.iter().map(|c| c.layers).max().unwrap_or(1),
             settled: certain && deeper.is_none(),
-            lone: lone_letter(chars, context.0, context.1),
+            // Only a run that cannot decide alone asks for the letters beside it.
+            lone: match certain {
+                true => None,
+                false => lone_letter(chars, context.0, context.1),
+            },
         };
         Resolved {
             verdict,
@@ -346,7 +525,7 @@ impl Scanner {
         let mut inner_chars = Vec::new();
         let mut skipped = None;
         let mut from = 0;
-        while let Some(span) = self.next_run(&text, from, &mut sequences) {
+        while let Some(span) = self.next_run(&text, from, &mut sequences, None) {
             from = span.end;
             let before = match span.start {
                 0 => outer_before,
@@ -375,7 +554,8 @@ impl Scanner {
                 (Verdict::Rejected(_), strictness) => strictness == Strictness::Pattern,
             };
             if !accept {
-                if matches!(verdict, Verdict::Ambiguous(_)) && self.strictness == Strictness::Balanced
+                if matches!(verdict, Verdict::Ambiguous(_))
+                    && self.strictness == Strictness::Balanced
                 {
                     skipped = skipped.or(Some(verdict));
                 }
@@ -409,13 +589,109 @@ impl Scanner {
 
 #[cfg(test)]
 mod tests {
-    use super::super::codepage::Readings;
+    use super::super::codepage::{Readings, WINDOWS_1252, garble};
     use super::super::repair::repair;
     use super::*;
 
     fn balanced(text: &str) -> String {
         let scanner = Scanner::new(Readings::western(), Strictness::Balanced);
         String::from_utf8_lossy(&repair(&scanner, text.as_bytes())).into_owned()
+    }
+
+    /// `text` garbled `times` times through Windows-1252, as a latin1 connection garbles it.
+    fn garbled(text: &str, times: usize) -> String {
+        let mut out = text.to_string();
+        for _ in 0..times {
+            out = garble(out.as_bytes(), |_| &WINDOWS_1252).expect("every byte is defined");
+        }
+        out
+    }
+
+    #[test]
+    fn a_value_garbled_once_is_peeled_once() {
+        // Each of these holds a pair that is itself a look-alike: garbled once, its repair
+        // would be peeled again into a letter of another script, and nothing in the value is
+        // evidence of a second conversion.
+        for truth in [
+            "T. Pratchett: Úžasný",
+            "OPCIÓ… ",
+            "« pas monté »",
+            "G/Ç’lar",
+            "»Ä«",
+            "PROHLÍŽEČ",
+            "nejnížší",
+        ] {
+            assert_eq!(balanced(&garbled(truth, 1)), truth, "{}", garbled(truth, 1));
+            // Garbled twice, every run of the value is certain at two layers.
+            assert_eq!(balanced(&garbled(truth, 2)), truth, "{}", garbled(truth, 2));
+        }
+        // The runs of one value agree on their depth: `Ã½` holds no further layer.
+        assert_eq!(balanced("ÃšÅ¾asnÃ½"), "Úžasný");
+        // Where the value shows two layers elsewhere, the ambiguous one is peeled too.
+        assert_eq!(
+            balanced(&format!("{} {}", garbled("é", 2), garbled("ڞ", 2))),
+            "é ڞ"
+        );
+    }
+
+    #[test]
+    fn lone_letters_of_one_script_together_are_a_garbled_value() {
+        let tifinagh = "ⴰ ⴱ ⴳ ⴷ";
+        assert_eq!(balanced(&garbled(tifinagh, 1)), tifinagh);
+        // One alone stays ambiguous; beside clean non-ASCII text, the list is left.
+        let one = garbled("ⴰ", 1);
+        assert_eq!(balanced(&one), one);
+        let beside = format!("é {}", garbled(tifinagh, 1));
+        assert_eq!(balanced(&beside), beside);
+    }
+
+    #[test]
+    fn clean_text_a_garbling_would_have_garbled_says_the_field_was_not() {
+        // ftfy's own example: the dash is right, so the one weak run is left.
+        let mixed = "Bremer/Mccoy – DrÃ¥ber";
+        assert_eq!(balanced(mixed), mixed);
+        assert_eq!(balanced("DrÃ¥ber"), "Dråber");
+        // A run certain by strong evidence (two sequences in a row) outweighs the dash.
+        assert_eq!(balanced("Bremer – DrÃ¥ber Ð¿Ñ€Ð¸"), "Bremer – Dråber при");
+        // An ambiguous run beside a weakly certain one is repaired with it, unless the field
+        // holds a clean `ř`: then neither is.
+        let lookalike = "MISUTÂ\u{a0}AJIKKO";
+        assert_eq!(
+            balanced(&format!("Ã©tÃ© {lookalike}")),
+            "été MISUT\u{a0}AJIKKO"
+        );
+        let counter = format!("ř Ã©tÃ© {lookalike}");
+        assert_eq!(balanced(&counter), counter);
+    }
+
+    #[test]
+    fn controls_are_read_back_in_windows_1252_text_only() {
+        assert_eq!(
+            balanced("\u{84}Handwerk bringt dich überall hin\u{93}: Von"),
+            "„Handwerk bringt dich überall hin“: Von"
+        );
+        assert_eq!(balanced("parlé\u{85} Tu sais"), "parlé… Tu sais");
+        // MacRoman read as Latin-1 (`\u{92}` is its `í`), Windows-1251 (Cyrillic beside it),
+        // binary data, an undefined byte: left.
+        for left in [
+            "barco tur\u{92}stico en Acapulco",
+            "Р\u{98}Р·-РїРѕРґ",
+            "é \u{1b}\u{93}x",
+            "é \u{81}",
+        ] {
+            assert_eq!(balanced(left), left);
+        }
+    }
+
+    #[test]
+    fn cesu_8_pairs_are_one_character() {
+        assert_eq!(
+            balanced(&garbled("\u{ed}\u{a0}\u{bd}", 0)),
+            "\u{ed}\u{a0}\u{bd}"
+        );
+        assert_eq!(balanced("Hi guys í\u{a0}½í¸\u{8d}"), "Hi guys 😍");
+        // A lone surrogate is still no match.
+        assert_eq!(balanced("x í\u{a0}½ y"), "x í\u{a0}½ y");
     }
 
     #[test]
