@@ -5,20 +5,38 @@
 //! its author's word: a crafted log can name any file whose bytes it knows and have `undo` write
 //! whatever it likes there. So the log's path is only a request. It must be absolute and free of
 //! `..` (the fix logs no other kind); it must lie under one of the roots, compared component by
-//! component with the root as named and as it resolves; and every component below the root is
-//! examined without following links: each directory a directory, the file itself a regular
-//! file. The file written is then the resolved root joined with those components, so what is
-//! checked is what is replaced.
+//! component with the root as named and as it resolves; and it is walked from the resolved
+//! root by open directories, never by path: each component below the root is opened in the
+//! directory before it without following a link and must be a directory, and the last is
+//! examined in the directory that holds it, without following a link, and must be a regular
+//! file. That directory stays open in the [`Target`]: the file is read, examined again and
+//! replaced in it ([`Replacement::in_directory`]), by its name there.
 //!
-//! The file is opened without following a link and without blocking (a FIFO swapped in would
-//! otherwise wait for a writer), and must be the very file examined (same device and inode);
-//! the path is examined again just before the replacement takes its place.
+//! So what is checked is where the write goes, even against someone who may write under the
+//! root and changes it while `undo` runs: a directory on the way swapped for a link (to `/etc`,
+//! say) after the walk changes nothing, since no path through it is followed again. The file is
+//! opened without following a link and without blocking (a FIFO swapped in would otherwise wait
+//! for a writer), and must be the very file examined (same device and inode); its name is
+//! examined again in the open directory just before the replacement takes its place.
+//!
+//! What is not ruled out: the name may be given to another file of that directory in the
+//! instant between the last check and the rename, which then replaces that file instead (a
+//! file under the root, by a user who could replace it anyway); and a directory moved
+//! elsewhere after the walk is still the one written in. The root itself is opened by its
+//! resolved path for every file: the directories above it are the user's to trust.
 
-use std::fs::{self, File, Metadata, OpenOptions};
+use std::ffi::OsString;
+use std::fs::{File, Metadata};
 use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
+use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, Stat};
+use rustix::io::Errno;
+
 use super::undo::{AuditError, LogLine};
+use crate::engine::replace::Replacement;
 
 /// The directories `undo` may write under.
 #[derive(Clone, Debug)]
@@ -54,7 +72,7 @@ impl Roots {
 
     /// The file `logged` (a path from the log's line `at`) if `undo` may replace it: a regular
     /// file under a root, reached without a link.
-    pub fn target(&self, logged: &Path, at: &LogLine) -> Result<Target, AuditError> {
+    pub fn target<'p>(&self, logged: &'p Path, at: &LogLine) -> Result<Target, AuditError> {
         let forbidden = |problem: String| AuditError::Forbidden {
             path: logged.to_path_buf(),
             at: at.clone(),
@@ -78,49 +96,74 @@ impl Roots {
             )));
         };
         let parts: Vec<Component<'_>> = below.components().collect();
-        if parts.is_empty() {
+        let Some((last, through)) = parts.split_last() else {
             return Err(forbidden("the path is a root itself, not a file".into()));
-        }
+        };
+        let name_of = |part: &Component<'p>| match *part {
+            Component::Normal(name) => Ok(name),
+            _ => Err(forbidden(format!(
+                "the path has an unexpected part {part:?}"
+            ))),
+        };
         let mut path = root.real.clone();
-        for (i, part) in parts.iter().enumerate() {
-            let Component::Normal(name) = part else {
-                return Err(forbidden(format!(
-                    "the path has an unexpected part {part:?}"
-                )));
-            };
+        let mut dir = open_directory(CWD, &path).map_err(|source| AuditError::File {
+            path: path.clone(),
+            doing: "open",
+            source: source.into(),
+        })?;
+        for part in through {
+            let name = name_of(part)?;
             path.push(name);
-            let metadata = fs::symlink_metadata(&path).map_err(|source| AuditError::File {
-                path: path.clone(),
-                doing: "examine",
-                source,
-            })?;
-            let kind = metadata.file_type();
-            let last = i + 1 == parts.len();
-            if kind.is_symlink() {
-                return Err(forbidden(format!(
-                    "{} is a symbolic link: undo never writes through one (name the directory \
-                     the file really is in with --root)",
-                    path.display()
-                )));
-            }
-            if !last && !kind.is_dir() {
-                return Err(forbidden(format!("{} is not a directory", path.display())));
-            }
-            if last {
-                if !kind.is_file() {
-                    return Err(forbidden(format!(
-                        "{} is {}: undo restores regular files only",
-                        path.display(),
-                        kind_name(&metadata)
-                    )));
+            dir = match open_directory(&dir, name) {
+                Ok(below) => below,
+                // A link gives ELOOP, or ENOTDIR as O_DIRECTORY is checked first on Linux; any
+                // other file ENOTDIR: which one it was is looked up for the refusal.
+                Err(Errno::LOOP | Errno::NOTDIR) => {
+                    let link = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                        .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode).is_symlink());
+                    return Err(forbidden(match link {
+                        true => symbolic_link(&path),
+                        false => format!("{} is not a directory", path.display()),
+                    }));
                 }
-                return Ok(Target {
+                Err(source) => {
+                    return Err(AuditError::File {
+                        path,
+                        doing: "examine",
+                        source: source.into(),
+                    });
+                }
+            };
+        }
+        let name = name_of(last)?;
+        path.push(name);
+        let stat = match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) => stat,
+            Err(source) => {
+                return Err(AuditError::File {
                     path,
-                    identity: Identity::of(&metadata),
+                    doing: "examine",
+                    source: source.into(),
                 });
             }
+        };
+        let kind = FileType::from_raw_mode(stat.st_mode);
+        if kind.is_symlink() {
+            return Err(forbidden(symbolic_link(&path)));
         }
-        Err(forbidden("the path names no file".into()))
+        if !kind.is_file() {
+            return Err(forbidden(format!(
+                "{} is {}: undo restores regular files only",
+                path.display(),
+                kind_name(kind)
+            )));
+        }
+        Ok(Target {
+            path,
+            dir,
+            name: name.to_os_string(),
+            identity: Identity::of_stat(&stat),
+        })
     }
 
     fn named_list(&self) -> String {
@@ -159,64 +202,84 @@ impl Root {
     }
 }
 
-/// What kind of file `metadata` describes, for a refusal.
-fn kind_name(metadata: &Metadata) -> &'static str {
-    let kind = metadata.file_type();
-    if kind.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            return "a FIFO";
-        }
-        if kind.is_char_device() {
-            return "a character device";
-        }
-        if kind.is_block_device() {
-            return "a block device";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-    }
-    "not a regular file"
+/// Opens the directory `name` in `dir` (or at `name`, from `CWD`), without following a final
+/// symbolic link.
+fn open_directory(dir: impl AsFd, name: impl rustix::path::Arg) -> rustix::io::Result<OwnedFd> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    rustix::fs::openat(dir, name, flags, Mode::empty())
 }
 
-/// A regular file under a root, as it was examined.
+/// The refusal of a path through a symbolic link at `path`.
+fn symbolic_link(path: &Path) -> String {
+    format!(
+        "{} is a symbolic link: undo never writes through one (name the directory the file \
+         really is in with --root)",
+        path.display()
+    )
+}
+
+/// What kind of file `kind` is, for a refusal.
+fn kind_name(kind: FileType) -> &'static str {
+    match kind {
+        FileType::Directory => "a directory",
+        FileType::Fifo => "a FIFO",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        FileType::Socket => "a socket",
+        _ => "not a regular file",
+    }
+}
+
+/// A regular file under a root, as it was examined, and the directory that holds it.
 #[derive(Debug)]
 pub struct Target {
-    /// Where it is: the resolved root and the components below it.
+    /// Where it is: the resolved root and the components below it, for messages.
     pub path: PathBuf,
+    /// The directory it is in, reached from the root without a link.
+    dir: OwnedFd,
+    /// Its name in `dir`.
+    name: OsString,
     identity: Identity,
 }
 
 impl Target {
-    /// Opens the file for reading, without following a link or blocking; it must still be the
-    /// regular file examined.
+    /// Opens the file for reading, in its directory, without following a link or blocking; it
+    /// must still be the regular file examined.
     pub fn open(&self, logged: &Path, at: &LogLine) -> Result<(File, Metadata), AuditError> {
         let error = |source| AuditError::File {
             path: self.path.clone(),
             doing: "open",
             source,
         };
-        let mut options = OpenOptions::new();
-        options.read(true);
-        no_follow(&mut options);
-        let file = options.open(&self.path).map_err(error)?;
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let file = rustix::fs::openat(&self.dir, &self.name, flags, Mode::empty())
+            .map_err(|source| error(source.into()))?;
+        let file = File::from(file);
         let metadata = file.metadata().map_err(error)?;
-        if !metadata.is_file() || Identity::of(&metadata) != self.identity {
+        if !metadata.is_file() || Identity::of_metadata(&metadata) != self.identity {
             return Err(self.moved(logged, at));
         }
         Ok((file, metadata))
     }
 
-    /// Checks, just before the replacement, that the path still leads (under `roots`, without a
-    /// link) to the file examined.
-    pub fn recheck(&self, roots: &Roots, logged: &Path, at: &LogLine) -> Result<(), AuditError> {
-        let again = roots.target(logged, at)?;
-        if again.path != self.path || again.identity != self.identity {
+    /// Starts the replacement of the file, in its directory ([`Replacement::in_directory`]).
+    pub fn replacement(&self) -> io::Result<Replacement> {
+        Replacement::in_directory(self.dir.try_clone()?, &self.name, &self.path)
+    }
+
+    /// Checks, just before the replacement, that the file's name in its directory is still the
+    /// regular file examined, not a link or another file.
+    pub fn recheck(&self, logged: &Path, at: &LogLine) -> Result<(), AuditError> {
+        let stat = rustix::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW).map_err(
+            |source| AuditError::File {
+                path: self.path.clone(),
+                doing: "examine",
+                source: source.into(),
+            },
+        )?;
+        let regular = FileType::from_raw_mode(stat.st_mode).is_file();
+        if !regular || Identity::of_stat(&stat) != self.identity {
             return Err(self.moved(logged, at));
         }
         Ok(())
@@ -234,20 +297,7 @@ impl Target {
     }
 }
 
-/// Opening never follows a final symbolic link and never waits on a FIFO.
-#[cfg(target_os = "linux")]
-fn no_follow(options: &mut OpenOptions) {
-    use rustix::fs::OFlags;
-    use std::os::unix::fs::OpenOptionsExt;
-    let flags = (OFlags::NOFOLLOW | OFlags::NONBLOCK).bits();
-    options.custom_flags(flags as i32);
-}
-
-/// Elsewhere the file's identity, compared after opening, is what rules out a link.
-#[cfg(not(target_os = "linux"))]
-fn no_follow(_options: &mut OpenOptions) {}
-
-/// Which file a path led to.
+/// Which file a name led to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Identity {
     device: u64,
@@ -255,20 +305,19 @@ struct Identity {
 }
 
 impl Identity {
-    #[cfg(unix)]
-    fn of(metadata: &Metadata) -> Identity {
-        use std::os::unix::fs::MetadataExt;
+    fn of_metadata(metadata: &Metadata) -> Identity {
         Identity {
             device: metadata.dev(),
             inode: metadata.ino(),
         }
     }
 
-    #[cfg(not(unix))]
-    fn of(_metadata: &Metadata) -> Identity {
+    /// The fields' widths differ between systems, hence casts that are no-ops on some.
+    #[allow(clippy::unnecessary_cast)]
+    fn of_stat(stat: &Stat) -> Identity {
         Identity {
-            device: 0,
-            inode: 0,
+            device: stat.st_dev as u64,
+            inode: stat.st_ino as u64,
         }
     }
 }

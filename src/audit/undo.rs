@@ -43,7 +43,6 @@ use super::record::{
     Record, SCHEMA,
 };
 use super::roots::Roots;
-use crate::engine::replace::Replacement;
 use crate::report::hex;
 
 /// The longest line a log may have. No record the fix writes comes near it (the longest is a
@@ -466,12 +465,13 @@ fn restore(
     let untouched = match mode {
         Mode::Check => rebuild_checked(plan, &mut current, lines, io::sink())?,
         Mode::Restore => {
-            let replacement =
-                Replacement::beside(path).map_err(file_error("create a temporary file beside"))?;
+            let replacement = target
+                .replacement()
+                .map_err(file_error("create a temporary file beside"))?;
             let out = BufWriter::with_capacity(1 << 20, replacement.file());
             let untouched = rebuild_checked(plan, &mut current, lines, out)?;
             if untouched.is_none() {
-                target.recheck(roots, &plan.path, &plan.at)?;
+                target.recheck(&plan.path, &plan.at)?;
                 replacement
                     .commit(Some(metadata.permissions()))
                     .map_err(file_error("replace"))?;
