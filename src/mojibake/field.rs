@@ -19,7 +19,7 @@
 //!   holds only as the tail of a sequence) says the field was not garbled as a whole
 //!   (`Bremer/Mccoy – DrÃ¥ber`). Its ambiguous runs are left, no ambiguous inner layer is
 //!   peeled in it, and neither are runs certain only by one sequence's weak evidence
-//!   ([`is_weak_certainty`]). A lone `Ã` proves nothing: a sequence broken by a cut leaves one.
+//!   (`is_weak_certainty`). A lone `Ã` proves nothing: a sequence broken by a cut leaves one.
 //!   A run certain by strong evidence outweighs the clean text: the field was garbled, at
 //!   least in part, and was edited after (`l’humanitÃ©` beside `Ø¹ÙŠØ¯`).
 //! - **Lone letters of one script.** Several runs that each repair to one letter of the same
@@ -27,7 +27,7 @@
 //!   with no clean non-ASCII text beside them, are one garbled value, although each alone is a
 //!   lone letter the rule cannot tell from correct text.
 //!
-//! The scanner gathers these per field as it goes ([`Field`]) and asks [`Field::decide`] about
+//! The scanner gathers these per field as it goes (`Field`) and asks `Field::decide` about
 //! each run it held back; this module knows only bytes, runs and verdicts.
 
 use std::fmt;
@@ -171,7 +171,7 @@ pub(crate) fn lone_letter(
 pub(crate) struct Signals {
     /// Certain on its own, at the layers it has evidence for.
     pub certain: bool,
-    /// Certain by more than one sequence's weak evidence ([`is_weak_certainty`]).
+    /// Certain by more than one sequence's weak evidence (`is_weak_certainty`).
     pub strongly: bool,
     /// The most layers its own evidence peeled from one of its characters.
     pub layers: u8,
@@ -189,6 +189,8 @@ pub(crate) struct Deeper {
     pub chars: Vec<RepairedChar>,
     pub verdict: Verdict,
     pub inner: Verdict,
+    /// Whether the inner layer's own text speaks for it, with no run of the field as deep.
+    pub on_its_own: bool,
 }
 
 /// What the field of a run decided about it, where the run could not decide alone.
@@ -211,6 +213,9 @@ pub enum FieldEvidence {
     LoneLetters(usize),
     /// An ambiguous inner layer peeled: another run of the field is certain at as many layers.
     InnerLayerPeeled(Verdict),
+    /// An ambiguous inner layer peeled on its own: under a certain outer layer, it makes a
+    /// letter that fits where it stands, and leaves none.
+    InnerLayerOnItsOwn(Verdict),
     /// An ambiguous inner layer not peeled, with the reason.
     InnerLayerKept(Verdict, KeptBecause),
 }
@@ -254,6 +259,11 @@ impl fmt::Display for FieldEvidence {
             FieldEvidence::InnerLayerPeeled(inner) => write!(
                 f,
                 "inner layer ({inner}) peeled: another run of the field is certain at as many layers"
+            ),
+            FieldEvidence::InnerLayerOnItsOwn(inner) => write!(
+                f,
+                "inner layer ({inner}) peeled: under a certain layer it makes a letter that fits \
+                 where it stands, where it would leave a Latin-1 letter glued to a symbol"
             ),
             FieldEvidence::InnerLayerKept(inner, because) => {
                 write!(f, "inner layer ({inner}) not peeled: ")?;
@@ -460,7 +470,14 @@ impl Field {
                 None if self.shallowest_settled.is_some_and(|d| d < layers) => {
                     kept(KeptBecause::FewerLayersElsewhere)
                 }
-                None if self.deepest < layers => kept(KeptBecause::NoRunAsDeep),
+                None if self.deepest < layers && !deeper.on_its_own => {
+                    kept(KeptBecause::NoRunAsDeep)
+                }
+                None if self.deepest < layers => {
+                    take_deeper = true;
+                    verdict = deeper.verdict;
+                    FieldEvidence::InnerLayerOnItsOwn(deeper.inner)
+                }
                 None => {
                     take_deeper = true;
                     verdict = deeper.verdict;

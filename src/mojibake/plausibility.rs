@@ -21,7 +21,9 @@
 //!    for the letters of the IPA and modifier letter blocks that languages write (Azerbaijani
 //!    `ə`, the `ɛ ɔ ɖ` of West African languages, Hawaiian `ʻ`), when the garbled text, read
 //!    as correct text, would break a word: a symbol glued to the letter after it (`AzÉ™rbaycan`)
-//!    → certain; a capital right after a small letter (`TürkiyÉ™`) → ambiguous.
+//!    → certain; a capital right after a small letter (`TürkiyÉ™`) → ambiguous. A rare
+//!    *letter* standing alone, touching no letter (`É›` in a list of letters) → ambiguous: its
+//!    field decides (see [`super::field`]).
 //!    Several sequences in a row that repair to rare letters are judged as below: a garbled
 //!    word of a script the table calls rare (Adlam `ðž¤»ðž¤­`, New Tai Lue `á¦¶á¦£`).
 //! 4. **Several sequences in a row** → certain: `Ð¿Ñ€Ð¸` → `при`. Correct text would need
@@ -111,6 +113,7 @@ pub enum Evidence {
     PunctuationPileUp,
     CapitalsContext,
     LoneLetter(Script),
+    LoneRareLetter(char),
     ScriptBesideLatin(Script),
     NothingAgainst,
     /// A C1 control that stands for this Windows-1252 character ([`super::controls`]).
@@ -179,6 +182,12 @@ impl fmt::Display for Evidence {
             Evidence::LoneLetter(script) => write!(
                 f,
                 "a single {script:?} letter standing alone, where correct text could look the same"
+            ),
+            Evidence::LoneRareLetter(c) => write!(
+                f,
+                "would produce U+{:04X}, a letter seldom found in running text, standing alone \
+                 where correct text could look the same",
+                u32::from(c)
             ),
             Evidence::ScriptBesideLatin(script) => {
                 write!(
@@ -304,6 +313,12 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
                 }
                 Some(WordBreak::CapitalAfterSmall) => {
                     Verdict::Ambiguous(Evidence::WrittenPhoneticLetter(c))
+                }
+                // A rare letter standing alone, touching no letter (an IPA letter or a
+                // syllable of a list of letters): correct text could hold its garbled form
+                // alone too, so its field decides.
+                None if c.is_alphabetic() && !is_letter(run.before) && !is_letter(run.after) => {
+                    Verdict::Ambiguous(Evidence::LoneRareLetter(c))
                 }
                 None => Verdict::Rejected(Evidence::RareCharacter(c)),
             };
@@ -545,7 +560,6 @@ mod tests {
             ("CAF", "É™", " and more"),
             ("CAF", "É®", ""),
             ("x", "Ë›", "y"),
-            (" ", "É™", " "),
             ("DÉCONSEILL", "É\u{a0}", "avec"),
         ] {
             assert!(
@@ -553,6 +567,15 @@ mod tests {
                 "{before}{garbled}{after}"
             );
         }
+    }
+
+    #[test]
+    fn a_rare_letter_standing_alone_is_left_to_its_field() {
+        assert_eq!(
+            verdict_in(" ", "É™", " "),
+            Verdict::Ambiguous(Evidence::LoneRareLetter('ə'))
+        );
+        assert!(matches!(verdict_in("CAF", "É™", " "), Verdict::Rejected(_)));
     }
 
     #[test]

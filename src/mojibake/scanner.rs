@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
+use super::classes::{Script, script_of};
 use super::codepage::{ReadingMask, Readings, WINDOWS_1252, is_lead_byte};
 use super::controls::{control_at, judge_controls};
 use super::field::{Deeper, Field, FieldEvidence, Signals, is_weak_certainty, lone_letter};
@@ -97,6 +98,52 @@ struct Pending {
     /// `None` while the field has to decide.
     decision: Option<bool>,
     field: Option<FieldEvidence>,
+}
+
+/// An inner layer not peeled because its own text is only ambiguous.
+#[derive(Clone, Copy)]
+struct Skipped {
+    verdict: Verdict,
+    /// Whether its own text still speaks for it ([`speaks_for_itself`]).
+    on_its_own: bool,
+}
+
+/// Whether an ambiguous inner layer, under an outer one that is certain, is the likelier text
+/// on its own: when what it repairs to is a letter that fits where it stands, while what it
+/// would leave is a Latin-1 letter glued to a symbol that fits nowhere. So a letter of another
+/// or rare script standing alone (`Ð¿` → `п`, `ÞŒ` → `ތ`), and a capital of the script of
+/// the capitals before it (`ISPAAÃ‘` → `ISPAAÑ`). Not a letter glued to letters of another
+/// script (`Úž` → `ڞ`, `OPCIÓ…` → `OPCIӅ`), one after an apostrophe outside a word in
+/// capitals (`G/Ç’lar`), nor a Latin letter between quotation marks, which correct text
+/// writes (`»Ä«`). `last` is the last character of the inner run's own text.
+fn speaks_for_itself(
+    verdict: Verdict,
+    inner_chars: &[RepairedChar],
+    before: Option<char>,
+    last: Option<char>,
+) -> bool {
+    let [inner] = inner_chars else {
+        return false;
+    };
+    let quote = |c: Option<char>| {
+        // Typographic quotes only: ASCII ones delimit the values of dumps and CSV files.
+        c.is_some_and(|c| matches!(c, '«' | '»' | '‹' | '›' | '“' | '”' | '„' | '‘' | '’' | '‚'))
+    };
+    match verdict.evidence() {
+        Evidence::LoneLetter(Script::Latin) => !(quote(before) && quote(last)),
+        Evidence::LoneLetter(_) | Evidence::LoneRareLetter(_) => true,
+        // A capital continuing a word in capitals of its script, whether what it would leave
+        // ends in a symbol or an apostrophe (`NIUÄ’` → `NIUĒ`).
+        Evidence::CapitalsContext => {
+            let script = before.and_then(script_of);
+            script.is_some() && script == script_of(inner.original)
+        }
+        Evidence::Apostrophe => {
+            let script = before.filter(|c| c.is_uppercase()).and_then(script_of);
+            script.is_some() && script == script_of(inner.original) && inner.original.is_uppercase()
+        }
+        _ => false,
+    }
 }
 
 /// Where the next C1 control of a buffer is: they are rare, so they are searched for apart
@@ -429,13 +476,14 @@ impl Scanner {
         chars: &mut Vec<RepairedChar>,
     ) -> Resolved {
         let (verdict, skipped) = self.resolve(text, sequences, context, chars, false);
-        let deeper = skipped.map(|inner| {
+        let deeper = skipped.map(|skipped| {
             let mut deeper_chars = Vec::new();
             let (verdict, _) = self.resolve(text, sequences, context, &mut deeper_chars, true);
             Deeper {
                 chars: deeper_chars,
                 verdict,
-                inner,
+                inner: skipped.verdict,
+                on_its_own: skipped.on_its_own,
             }
         });
         let certain = matches!(verdict, Verdict::Certain(_));
@@ -472,7 +520,7 @@ impl Scanner {
         context: (Option<char>, Option<char>),
         chars: &mut Vec<RepairedChar>,
         ambiguous_layers: bool,
-    ) -> (Verdict, Option<Verdict>) {
+    ) -> (Verdict, Option<Skipped>) {
         chars.clear();
         chars.extend(sequences.iter().map(|&(at, found)| RepairedChar {
             span: at..at + found.len,
@@ -508,7 +556,7 @@ impl Scanner {
         chars: &mut Vec<RepairedChar>,
         (outer_before, outer_after): (Option<char>, Option<char>),
         ambiguous_layers: bool,
-    ) -> Option<Verdict> {
+    ) -> Option<Skipped> {
         let mut text = Vec::with_capacity(chars.len() * 4);
         let mut starts = Vec::with_capacity(chars.len() + 1);
         let mut utf8 = [0u8; 4];
@@ -557,7 +605,12 @@ impl Scanner {
                 if matches!(verdict, Verdict::Ambiguous(_))
                     && self.strictness == Strictness::Balanced
                 {
-                    skipped = skipped.or(Some(verdict));
+                    let last = decode_last_char(&text[..span.end]);
+                    let on_its_own = speaks_for_itself(verdict, &inner_chars, before, last);
+                    skipped = skipped.or(Some(Skipped {
+                        verdict,
+                        on_its_own,
+                    }));
                 }
                 continue;
             }
@@ -623,6 +676,21 @@ mod tests {
         ] {
             assert_eq!(balanced(&garbled(truth, 1)), truth, "{}", garbled(truth, 1));
             // Garbled twice, every run of the value is certain at two layers.
+            assert_eq!(balanced(&garbled(truth, 2)), truth, "{}", garbled(truth, 2));
+        }
+        // A lone letter or a capital garbled twice: the inner layer is still only ambiguous,
+        // but it makes a letter that fits where it stands, and would leave a Latin-1 letter
+        // glued to a symbol.
+        for truth in [
+            "п",
+            "ب",
+            "ק",
+            "Ž",
+            "ī",
+            "ISPAAÑ",
+            "COMMUTACIÓ IMMEDIATA",
+            "Д Е З",
+        ] {
             assert_eq!(balanced(&garbled(truth, 2)), truth, "{}", garbled(truth, 2));
         }
         // The runs of one value agree on their depth: `Ã½` holds no further layer.
