@@ -69,15 +69,25 @@ static MAY_END_FIELD: [bool; 256] = {
     table
 };
 
-/// The first byte in `range` that ends a field.
+/// The first byte in `range` that ends a field. The gaps between runs are searched with
+/// `memchr`, since in text dense with look-alikes they add up to most of the input.
 pub(crate) fn first_field_end(input: &[u8], range: Range<usize>) -> Option<usize> {
-    let start = range.start;
-    input[range]
-        .iter()
-        .enumerate()
-        .filter(|&(_, &b)| MAY_END_FIELD[usize::from(b)])
-        .map(|(k, _)| start + k)
-        .find(|&at| ends_field(input, at))
+    let mut at = range.start;
+    while at < range.end {
+        let gap = &input[at..range.end];
+        let hard = memchr::memchr3(b'\n', b'\t', b'"', gap);
+        let soft = memchr::memchr3(b'\'', b',', b';', gap);
+        let k = match (hard, soft) {
+            (Some(h), Some(s)) => h.min(s),
+            (Some(k), None) | (None, Some(k)) => k,
+            (None, None) => return None,
+        };
+        if ends_field(input, at + k) {
+            return Some(at + k);
+        }
+        at += k + 1;
+    }
+    None
 }
 
 /// The last byte in `range` that ends a field.
@@ -132,8 +142,18 @@ impl CleanText {
                 found.latin1_letter |= ('\u{c0}'..='\u{ff}').contains(&c) && c.is_alphabetic();
             }
             at += size.max(1);
+            // Once both are found, nothing further changes a decision: a Latin-1 letter only
+            // counts where nothing beyond Latin-1 was seen.
+            if found.is_settled() {
+                break;
+            }
         }
         found
+    }
+
+    /// Whether more clean text can change nothing decided from it.
+    fn is_settled(&self) -> bool {
+        self.unexplained.is_some() && self.beyond_latin1.is_some()
     }
 
     fn add(&mut self, other: CleanText) {
@@ -154,16 +174,14 @@ pub(crate) fn lone_letter(
     let [c] = chars else {
         return None;
     };
+    let key = match class_of(c.original) {
+        CharClass::Letter(Script::Latin) => return None,
+        CharClass::Letter(script) => script as u32,
+        CharClass::Rare if c.original.is_alphabetic() => 0x100 + (u32::from(c.original) >> 7),
+        _ => return None,
+    };
     let letter = |c: Option<char>| c.is_some_and(char::is_alphabetic);
-    if letter(before) || letter(after) || !c.original.is_alphabetic() {
-        return None;
-    }
-    match class_of(c.original) {
-        CharClass::Letter(Script::Latin) => None,
-        CharClass::Letter(script) => Some(script as u32),
-        CharClass::Rare => Some(0x100 + (u32::from(c.original) >> 7)),
-        _ => None,
-    }
+    (!letter(before) && !letter(after)).then_some(key)
 }
 
 /// What a run tells the other runs of its field.
@@ -405,6 +423,12 @@ impl Field {
     /// the field starts, between its runs, and on from its last run to `end` (the field's end,
     /// or as far as evidence reaches).
     fn read_clean(&mut self, input: &[u8], readings: &Readings, end: usize) {
+        if self.clean.is_settled() {
+            self.read_back = true;
+            self.clean_to = self.clean_to.max(end);
+            self.runs.clear();
+            return;
+        }
         if !self.read_back {
             self.read_back = true;
             let reach = self.first_start.saturating_sub(CONTEXT_WINDOW);
