@@ -25,7 +25,9 @@
 //! - **Lone letters of one script.** Several runs that each repair to one letter of the same
 //!   script, none touching a letter (a list of Tifinagh letters, `â´° â´± â´³`), in a field
 //!   with no clean non-ASCII text beside them, are one garbled value, although each alone is a
-//!   lone letter the rule cannot tell from correct text.
+//!   lone letter the rule cannot tell from correct text: two of another script, three of Latin
+//!   Extended (`Ä¶ Ä· Ä»` → `Ķ ķ Ļ`); never Latin-1's own letters, whose garbled forms are
+//!   what correct text writes (`»Ä«`).
 //!
 //! The scanner gathers these per field as it goes (`Field`) and asks `Field::decide` about
 //! each run it held back; this module knows only bytes, runs and verdicts.
@@ -175,13 +177,27 @@ pub(crate) fn lone_letter(
         return None;
     };
     let key = match class_of(c.original) {
-        CharClass::Letter(Script::Latin) => return None,
+        // Latin-1's own letters make the look-alikes of correct text (`»Ä«`); the letters of
+        // Latin Extended alone in a list (`Ä¶ Ä· Ä»` → `Ķ ķ Ļ`) are keyed apart from them.
+        CharClass::Letter(Script::Latin) if u32::from(c.original) < 0x100 => return None,
+        CharClass::Letter(Script::Latin) => LATIN_EXTENDED,
         CharClass::Letter(script) => script as u32,
         CharClass::Rare if c.original.is_alphabetic() => 0x100 + (u32::from(c.original) >> 7),
         _ => return None,
     };
     let letter = |c: Option<char>| c.is_some_and(char::is_alphabetic);
     (!letter(before) && !letter(after)).then_some(key)
+}
+
+/// The key of the lone letters of Latin Extended, whose garbled forms are Latin-1 letters and
+/// symbols as correct text writes them: a list of them needs one more letter to count.
+const LATIN_EXTENDED: u32 = 0x1000;
+
+fn lone_letters_needed(key: Option<u32>) -> usize {
+    match key {
+        Some(LATIN_EXTENDED) => 3,
+        _ => 2,
+    }
 }
 
 /// What a run tells the other runs of its field.
@@ -519,7 +535,7 @@ impl Field {
                 false
             }
             Verdict::Certain(_) => true,
-            _ if lone_letters >= 2 && !self.clean.non_ascii => {
+            _ if lone_letters >= lone_letters_needed(lone) && !self.clean.non_ascii => {
                 evidence = evidence.or(Some(FieldEvidence::LoneLetters(lone_letters)));
                 true
             }

@@ -711,6 +711,10 @@ mod tests {
         assert_eq!(balanced(&one), one);
         let beside = format!("é {}", garbled(tifinagh, 1));
         assert_eq!(balanced(&beside), beside);
+        // Latin Extended letters: three make a list, two do not; Latin-1's own never.
+        assert_eq!(balanced(&garbled("Ķ ķ Ļ", 1)), "Ķ ķ Ļ");
+        assert_eq!(balanced(&garbled("Ķ ķ", 1)), garbled("Ķ ķ", 1));
+        assert_eq!(balanced("»Ä« »Ö« »Ü«"), "»Ä« »Ö« »Ü«");
     }
 
     #[test]
