@@ -12,7 +12,7 @@
 # --convert-charset utf8mb4, load into a fresh database (going on past errors, which the
 # verdict counts: a literal left garbled makes the repaired rows fail the check), and compare
 # every cell with its true value. The same again with the schema and the data dumped apart
-# (`--no-data`, `--no-create-info`; the data repaired with `--schema`), and as the README's
+# (`--no-data`, `--no-create-info`; the data repaired with `--schema`), and as the guide's (docs/GUIDE.md)
 # pipeline (`mariadb-dump ... | undouble fix --convert-charset utf8mb4 | mariadb ...`, under
 # `set -o pipefail`). And the same pipeline without --convert-charset: undouble refuses (status
 # 2, the pipeline fails) and no repaired row is loaded into the latin1 columns; and with
@@ -159,7 +159,7 @@ load dst2 loaded-apart "$work/schema-fixed.sql"
 load dst2 loaded-apart "$work/data-fixed.sql"
 read_back dst2 loaded-apart
 
-# ---- the README's pipeline: dump | undouble fix --convert-charset utf8mb4 | client
+# ---- the guide's pipeline (docs/GUIDE.md): dump | undouble fix --convert-charset utf8mb4 | client
 say "piping mariadb-dump into undouble fix --convert-charset utf8mb4 into mariadb"
 "${client[@]}" -e 'CREATE DATABASE dst3'
 status=0

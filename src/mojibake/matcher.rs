@@ -181,12 +181,7 @@ pub enum Prefilter {
 
 impl Prefilter {
     pub fn new(readings: &Readings) -> Prefilter {
-        Prefilter::of_bytes(readings.lead_first_bytes())
-    }
-
-    /// A prefilter that stops at every byte of `bytes`.
-    pub fn of_bytes(bytes: &[u8]) -> Prefilter {
-        match *bytes {
+        match *readings.lead_first_bytes() {
             [a] => Prefilter::One(a),
             [a, b] => Prefilter::Two(a, b),
             [a, b, c] => Prefilter::Three(a, b, c),
