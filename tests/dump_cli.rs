@@ -86,6 +86,64 @@ fn blob_bytes_that_look_double_encoded_stay_byte_identical() {
     assert!(!text.contains(LOOKS_GARBLED), "{text}");
 }
 
+/// The dump of `name` values (and of nothing in the other columns), repaired with
+/// `--keep-charset`: what comes back of each value.
+fn repaired_names(names: &[&str]) -> Vec<String> {
+    let rows: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(id, name)| format!("({id},'{name}',NULL,NULL)"))
+        .collect();
+    let dump = mysql_dump(&rows.join(","));
+    let (_dir, path) = temp_file("names.sql", dump.as_bytes());
+    let output = run(&["fix", "-q", "--keep-charset", path_str(&path)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let fixed = String::from_utf8(output.stdout).expect("UTF-8");
+    (0..names.len())
+        .map(|id| {
+            let start =
+                fixed.find(&format!("({id},'")).expect("the row") + format!("({id},'").len();
+            let end = start + fixed[start..].find("',NULL").expect("its end");
+            fixed[start..end].to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_column_of_garbled_values_vouches_for_its_lone_letters() {
+    // Alone, a garbled lone letter looks like two Latin-1 characters a value could hold: the
+    // rule leaves it. Among values of its column certainly garbled, it is repaired.
+    let garbled = ["ÐŸÑ€Ð¸Ð²ÐµÑ‚", "cafÃ©", "Ã‰tÃ©", "Ã¼ber", "naÃ¯ve"];
+    let lone = ["Ð´", "å¼\u{a0}", "HÅŒLANI", "Ã’", "usenneftaÉ£"];
+    let mut names: Vec<&str> = garbled.to_vec();
+    names.extend(lone);
+    // Clean look-alikes in the same column stay: a letter glued to letters of another script,
+    // a small letter continuing capitals, a rare letter continuing capitals, a value with
+    // other non-ASCII text.
+    let clean = ["Úžas", "LANÇ\u{ad}ADEIRA", "BANGLADÉŠAN", "»Ä«", "Ð´ é"];
+    names.extend(clean);
+    let fixed = repaired_names(&names);
+    assert_eq!(
+        &fixed[..10],
+        [
+            "Привет",
+            "café",
+            "Été",
+            "über",
+            "naïve",
+            "д",
+            "张",
+            "HŌLANI",
+            "Ò",
+            "usenneftaɣ"
+        ]
+    );
+    assert_eq!(&fixed[10..], clean);
+    // A column with fewer garbled values lends nothing.
+    let few = repaired_names(&["cafÃ©", "Ã‰tÃ©", "Ð´"]);
+    assert_eq!(few, ["café", "Été", "Ð´"]);
+}
+
 #[test]
 fn scan_reports_every_table_and_column_in_json() {
     let dump = corpus("dump-sample.sql");

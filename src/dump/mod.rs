@@ -74,6 +74,7 @@ mod sink;
 mod tokens;
 
 use std::io::{self, Write};
+use std::ops::Range;
 use std::path::Path;
 use std::sync::{Arc, mpsc};
 
@@ -87,7 +88,7 @@ use crate::engine::blocks::BLOCK_SIZE;
 use crate::engine::transcode::{self, TextKind};
 use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::Error;
-use crate::mojibake::{Counts, RecordedScan, Scanner};
+use crate::mojibake::{Counts, RecordedScan, Scanner, ScopedValue};
 pub use lexer::LexError;
 use lexer::{Lexed, Lexer, Place};
 use sink::{DumpSink, Failed, Findings, TableNames};
@@ -559,6 +560,7 @@ fn process<W: Write>(
                 let mut observed = Counts::default();
                 observe_text(&mut observed, &buffer);
                 buffer.scan.record_again(scanner, &buffer.bytes);
+                lend_columns(scanner, &mut buffer);
                 if audited {
                     return Ok((buffer, observed, None));
                 }
@@ -667,6 +669,32 @@ fn findings_of(
     let mut sink = DumpSink::new(lexed, &mut findings, base, out, None, &[]);
     scan.replay(bytes, &mut sink)?;
     Ok(findings)
+}
+
+/// Lends the evidence of each text column to the lone letters of its cells
+/// ([`crate::mojibake::scope`]): the column is the scope of its cells, as far as the buffer
+/// holds them.
+fn lend_columns(scanner: &Scanner, buffer: &mut LexedBuffer) {
+    let values = &buffer.lexed.values;
+    let mut next = 0;
+    let scope_of = |run: &Range<usize>| {
+        while values.get(next).is_some_and(|v| v.span.end <= run.start) {
+            next += 1;
+        }
+        let value = values.get(next)?;
+        let Place::Cell { table, column, .. } = value.place else {
+            return None;
+        };
+        let inside = value.span.start <= run.start && run.end <= value.span.end;
+        (inside && value.text).then(|| ScopedValue {
+            scope: u64::from(table) << 32 | u64::from(column),
+            value: value.cell,
+            span: value.span.clone(),
+        })
+    };
+    buffer
+        .scan
+        .lend_scopes(&buffer.bytes, scanner.strictness(), scope_of);
 }
 
 /// Takes in the bytes of a lexed buffer as `Counts::observe_bytes` does, except that the insides

@@ -214,6 +214,9 @@ pub(crate) struct Signals {
     pub settled: bool,
     /// It makes a lone letter of this script ([`lone_letter`]).
     pub lone: Option<u32>,
+    /// Certain, and its inner layer, only ambiguous, speaks for itself at this many layers
+    /// (0: none does).
+    pub peels_on_its_own: u8,
 }
 
 /// A run with an ambiguous inner layer peeled too: what it repairs to then, the verdict on
@@ -225,6 +228,16 @@ pub(crate) struct Deeper {
     pub inner: Verdict,
     /// Whether the inner layer's own text speaks for it, with no run of the field as deep.
     pub on_its_own: bool,
+    /// Whether the text the inner layer stays as, unpeeled, is a letter glued to a symbol, as
+    /// only garbling writes (`Â´`): a repair of the outer layer alone would be half a repair.
+    pub glued_to_symbol: bool,
+}
+
+impl Deeper {
+    /// The most layers it peels from one of its characters.
+    pub fn layers(&self) -> u8 {
+        self.chars.iter().map(|c| c.layers).max().unwrap_or(1)
+    }
 }
 
 /// What the field of a run decided about it, where the run could not decide alone.
@@ -250,6 +263,14 @@ pub enum FieldEvidence {
     /// An ambiguous inner layer peeled on its own: under a certain outer layer, it makes a
     /// letter that fits where it stands, and leaves none.
     InnerLayerOnItsOwn(Verdict),
+    /// Ambiguous, repaired: a lone letter with nothing in its field against it, in a scope (a
+    /// dump's column) where this many other values are certainly garbled ([`super::scope`]).
+    GarbledScope(u32),
+    /// An ambiguous inner layer peeled: another run of the field peels as many on its own.
+    InnerLayerAsDeepAsOthers(Verdict),
+    /// Left alone: the outer layer is certain, but its inner layer is in doubt and would stay
+    /// a letter glued to a symbol; half a repair would be wrong whichever text is true.
+    HalfRepairInDoubt(Verdict),
     /// An ambiguous inner layer not peeled, with the reason.
     InnerLayerKept(Verdict, KeptBecause),
 }
@@ -298,6 +319,22 @@ impl fmt::Display for FieldEvidence {
                 f,
                 "inner layer ({inner}) peeled: under a certain layer it makes a letter that fits \
                  where it stands, where it would leave a Latin-1 letter glued to a symbol"
+            ),
+            FieldEvidence::GarbledScope(n) => write!(
+                f,
+                "nothing in its field speaks against it, and {n} values of its column are \
+                 certainly garbled"
+            ),
+            FieldEvidence::InnerLayerAsDeepAsOthers(inner) => write!(
+                f,
+                "inner layer ({inner}) peeled: another run of the field peels as many layers on \
+                 its own text"
+            ),
+            FieldEvidence::HalfRepairInDoubt(inner) => write!(
+                f,
+                "inner layer ({inner}) in doubt, and the outer layer alone would leave a letter \
+                 glued to a symbol, as only garbling writes: left as found rather than half \
+                 repaired"
             ),
             FieldEvidence::InnerLayerKept(inner, because) => {
                 write!(f, "inner layer ({inner}) not peeled: ")?;
@@ -350,6 +387,8 @@ pub(crate) struct Field {
     deepest: u8,
     /// The fewest layers of a certain run that holds no further one.
     shallowest_settled: Option<u8>,
+    /// The runs whose ambiguous inner layer speaks for itself, with their layers.
+    peeling_on_their_own: Vec<(Range<usize>, u8)>,
     lone: Vec<(u32, usize)>,
     /// How many runs wait for the field to decide them.
     pub waiting: usize,
@@ -411,6 +450,13 @@ impl Field {
                 self.shallowest_settled
                     .map_or(signals.layers, |d| d.min(signals.layers)),
             );
+        }
+        if signals.peels_on_its_own > 0 {
+            if self.peeling_on_their_own.len() == KEPT_CERTAIN {
+                self.peeling_on_their_own.remove(0);
+            }
+            self.peeling_on_their_own
+                .push((span.clone(), signals.peels_on_its_own));
         }
         if let Some(key) = signals.lone {
             match self.lone.iter_mut().find(|(k, _)| *k == key) {
@@ -500,15 +546,29 @@ impl Field {
             .unexplained
             .filter(|_| !elsewhere(&self.strongly_certain));
         let mut take_deeper = false;
+        let mut half_repair = false;
         let mut evidence = None;
         let mut verdict = verdict;
         if let Some(deeper) = deeper {
             let kept = |because| FieldEvidence::InnerLayerKept(deeper.inner, because);
-            let layers = deeper.chars.iter().map(|c| c.layers).max().unwrap_or(1);
+            let layers = deeper.layers();
+            let peeled_elsewhere = self
+                .peeling_on_their_own
+                .iter()
+                .any(|(other, deep)| other != span && *deep >= layers);
             evidence = Some(match foreign {
                 Some(c) => kept(KeptBecause::CleanText(c)),
                 None if self.shallowest_settled.is_some_and(|d| d < layers) => {
                     kept(KeptBecause::FewerLayersElsewhere)
+                }
+                None if self.deepest < layers && !deeper.on_its_own && peeled_elsewhere => {
+                    take_deeper = true;
+                    verdict = deeper.verdict;
+                    FieldEvidence::InnerLayerAsDeepAsOthers(deeper.inner)
+                }
+                None if self.deepest < layers && !deeper.on_its_own && deeper.glued_to_symbol => {
+                    half_repair = true;
+                    FieldEvidence::HalfRepairInDoubt(deeper.inner)
                 }
                 None if self.deepest < layers && !deeper.on_its_own => {
                     kept(KeptBecause::NoRunAsDeep)
@@ -530,6 +590,9 @@ impl Field {
             .map_or(0, |&(_, n)| n);
         let certain_elsewhere = elsewhere(&self.certain);
         let repaired = match verdict {
+            // A certain outer layer over an inner one in doubt that would leave text only
+            // garbling writes: the value is left as found rather than half repaired.
+            _ if half_repair => false,
             Verdict::Certain(own) if is_weak_certainty(own) && foreign.is_some() => {
                 evidence = evidence.or(foreign.map(FieldEvidence::CleanText));
                 false
@@ -576,6 +639,8 @@ impl Field {
         let mut certain = std::mem::take(&mut self.certain);
         let mut strongly_certain = std::mem::take(&mut self.strongly_certain);
         let mut lone = std::mem::take(&mut self.lone);
+        let mut peeling = std::mem::take(&mut self.peeling_on_their_own);
+        peeling.clear();
         runs.clear();
         certain.clear();
         strongly_certain.clear();
@@ -585,6 +650,7 @@ impl Field {
             certain,
             strongly_certain,
             lone,
+            peeling_on_their_own: peeling,
             ..Field::default()
         };
     }

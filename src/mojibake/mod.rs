@@ -22,6 +22,7 @@ pub mod plausibility;
 pub mod recorded;
 pub mod repair;
 pub mod scanner;
+pub mod scope;
 
 pub use codepage::{CodePage, ReadingMask, Readings};
 pub use counts::Counts;
@@ -31,3 +32,4 @@ pub use plausibility::{Evidence, Strictness, Verdict};
 pub use recorded::RecordedScan;
 pub use repair::{RepairPatches, RepairWriter, repair};
 pub use scanner::{Run, Scanner, Sink};
+pub use scope::ScopedValue;

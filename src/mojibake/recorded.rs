@@ -12,8 +12,9 @@ use std::ops::Range;
 
 use super::field::FieldEvidence;
 use super::matcher::RepairedChar;
-use super::plausibility::Verdict;
+use super::plausibility::{Strictness, Verdict};
 use super::scanner::{Run, Scanner, Sink};
+use super::scope::{ScopedValue, Tallies, may_borrow, only_runs_beyond_ascii};
 
 /// Every run a scan of one buffer found, in order.
 #[derive(Debug, Default)]
@@ -46,6 +47,75 @@ impl RecordedScan {
         self.runs.clear();
         self.chars.clear();
         let Ok(()) = scanner.scan(input, self);
+    }
+
+    /// Repairs the lone letters that the scopes of their values vouch for ([`super::scope`]);
+    /// `scope_of` tells, for each run in turn (in input order), the value it lies in, if any.
+    /// Under any strictness but the balanced one, the strictness alone decides. Returns how
+    /// many runs were repaired.
+    pub fn lend_scopes(
+        &mut self,
+        input: &[u8],
+        strictness: Strictness,
+        mut scope_of: impl FnMut(&Range<usize>) -> Option<ScopedValue>,
+    ) -> usize {
+        if strictness != Strictness::Balanced {
+            return 0;
+        }
+        // Most buffers hold no run that could borrow: then nothing else is looked at.
+        let chars = &self.chars;
+        let borrows = |run: &RecordedRun| {
+            let chars = &chars[run.chars.clone()];
+            may_borrow(
+                input,
+                &run.span,
+                chars,
+                run.verdict,
+                run.repaired,
+                run.field,
+            )
+        };
+        if !self.runs.iter().any(borrows) {
+            return 0;
+        }
+        let scopes: Vec<Option<ScopedValue>> =
+            self.runs.iter().map(|run| scope_of(&run.span)).collect();
+        let mut tallies = Tallies::default();
+        for (run, scope) in self.runs.iter().zip(&scopes) {
+            if let Some(scope) = scope {
+                let tally = tallies.entry(scope.scope).or_default();
+                tally.add(scope.value, run.verdict, run.repaired, run.field);
+            }
+        }
+        let mut lent = 0;
+        for (i, scope) in scopes.iter().enumerate() {
+            let Some(scope) = scope else { continue };
+            let Some(garbled) = tallies.get(&scope.scope).and_then(|tally| tally.lends()) else {
+                continue;
+            };
+            if !borrows(&self.runs[i]) {
+                continue;
+            }
+            // The runs of the same value, before and after this one.
+            let same_value = |run: &&RecordedRun| {
+                run.span.start < scope.span.end && scope.span.start < run.span.end
+            };
+            let first = self.runs[..i]
+                .iter()
+                .rposition(|run| !same_value(&run))
+                .map_or(0, |k| k + 1);
+            let spans = self.runs[first..]
+                .iter()
+                .take_while(same_value)
+                .map(|run| &run.span);
+            if only_runs_beyond_ascii(input, &scope.span, spans) {
+                lent += 1;
+                let run = &mut self.runs[i];
+                run.repaired = true;
+                run.field = Some(FieldEvidence::GarbledScope(garbled));
+            }
+        }
+        lent
     }
 
     /// Gives `sink` the runs of the recorded scan of `input`, then its end, as the scan did.

@@ -106,21 +106,47 @@ struct Skipped {
     verdict: Verdict,
     /// Whether its own text still speaks for it ([`speaks_for_itself`]).
     on_its_own: bool,
+    /// Whether the text it stays as is a Latin-1 letter glued to a symbol
+    /// ([`glued_to_symbol`]).
+    glued_to_symbol: bool,
+}
+
+/// The Latin-1 symbols a writer never puts right after a letter: spacing accents (the accent
+/// goes on the letter), the marks that open a Spanish question or exclamation, and signs that
+/// stand before a number or alone (`¢`, `¤`, `¦`, `¬`).
+const SYMBOLS_AFTER_NO_LETTER: [char; 12] =
+    ['¡', '¢', '¤', '¦', '¨', '¬', '¯', '´', '¸', '¿', 'ˆ', '˜'];
+
+/// Whether `text`, an inner run as one peel leaves it, after `before`, is a pair that only
+/// garbling writes: a letter glued to a symbol no letter is followed by (`Â´`, `Ø¨`, `Ø¢`), or
+/// a capital glued to the small letter before it (`oÊ»`). Then a repair of the outer layer
+/// alone leaves text that is wrong whichever reading is true.
+fn glued_to_symbol(text: &[u8], before: Option<char>) -> bool {
+    let mut chars = bstr::ByteSlice::chars(text);
+    let (Some(letter), Some(symbol), None) = (chars.next(), chars.next(), chars.next()) else {
+        return false;
+    };
+    let spacing_accent = SYMBOLS_AFTER_NO_LETTER.contains(&symbol);
+    let case_break = before.is_some_and(char::is_lowercase) && letter.is_uppercase();
+    letter.is_alphabetic() && !symbol.is_alphanumeric() && (spacing_accent || case_break)
 }
 
 /// Whether an ambiguous inner layer, under an outer one that is certain, is the likelier text
 /// on its own: when what it repairs to is a letter that fits where it stands, while what it
 /// would leave is a Latin-1 letter glued to a symbol that fits nowhere. So a letter of another
 /// or rare script standing alone (`Ð¿` → `п`, `ÞŒ` → `ތ`), and a capital of the script of
-/// the capitals before it (`ISPAAÃ‘` → `ISPAAÑ`). Not a letter glued to letters of another
+/// the capitals before it (`ISPAAÃ‘` → `ISPAAÑ`; a small letter only where no capital follows:
+/// `LANÇ­ADEIRA`, with a soft hyphen, is not `LANǭADEIRA`). Not a letter glued to letters of another
 /// script (`Úž` → `ڞ`, `OPCIÓ…` → `OPCIӅ`), one after an apostrophe outside a word in
 /// capitals (`G/Ç’lar`), nor a Latin letter between quotation marks, which correct text
-/// writes (`»Ä«`). `last` is the last character of the inner run's own text.
-fn speaks_for_itself(
+/// writes (`»Ä«`). `last` is the last character of the inner run's own text, `before` and
+/// `after` the characters around it.
+pub(crate) fn speaks_for_itself(
     verdict: Verdict,
     inner_chars: &[RepairedChar],
     before: Option<char>,
     last: Option<char>,
+    after: Option<char>,
 ) -> bool {
     let [inner] = inner_chars else {
         return false;
@@ -136,11 +162,22 @@ fn speaks_for_itself(
         // ends in a symbol or an apostrophe (`NIUÄ’` → `NIUĒ`).
         Evidence::CapitalsContext => {
             let script = before.and_then(script_of);
-            script.is_some() && script == script_of(inner.original)
+            // A small letter fits after one capital (`Dì`, `Pó`), not between two.
+            let case_fits = inner.original.is_uppercase() || !after.is_some_and(char::is_uppercase);
+            // Beyond Latin Extended-A, the Latin letters are phonetic or rare, while the pair
+            // they are garbled into is two capitals a word may hold (`BANGLADÉŠAN`, not `Ɋ`).
+            let common = u32::from(inner.original) <= 0x17F;
+            script.is_some() && script == script_of(inner.original) && case_fits && common
         }
+        // A capital in a word in capitals, the capital before it or after it
+        // (`NIUÃ’` → `NIUÒ`, `D'Ã’STE` → `D'ÒSTE`).
         Evidence::Apostrophe => {
-            let script = before.filter(|c| c.is_uppercase()).and_then(script_of);
-            script.is_some() && script == script_of(inner.original) && inner.original.is_uppercase()
+            let capital_of_its_script = |c: Option<char>| {
+                let script = c.filter(|c| c.is_uppercase()).and_then(script_of);
+                script.is_some() && script == script_of(inner.original)
+            };
+            inner.original.is_uppercase()
+                && (capital_of_its_script(before) || capital_of_its_script(after))
         }
         _ => false,
     }
@@ -457,6 +494,7 @@ impl Scanner {
             layers: 1,
             settled: false,
             lone: None,
+            peels_on_its_own: 0,
         };
         Resolved {
             verdict,
@@ -484,6 +522,7 @@ impl Scanner {
                 verdict,
                 inner: skipped.verdict,
                 on_its_own: skipped.on_its_own,
+                glued_to_symbol: skipped.glued_to_symbol,
             }
         });
         let certain = matches!(verdict, Verdict::Certain(_));
@@ -492,6 +531,10 @@ impl Scanner {
             strongly: matches!(verdict, Verdict::Certain(own) if !is_weak_certainty(own)),
             layers: chars.iter().map(|c| c.layers).max().unwrap_or(1),
             settled: certain && deeper.is_none(),
+            peels_on_its_own: deeper
+                .as_ref()
+                .filter(|deeper| certain && deeper.on_its_own)
+                .map_or(0, Deeper::layers),
             // Only a run that cannot decide alone asks for the letters beside it.
             lone: match certain {
                 true => None,
@@ -606,10 +649,11 @@ impl Scanner {
                     && self.strictness == Strictness::Balanced
                 {
                     let last = decode_last_char(&text[..span.end]);
-                    let on_its_own = speaks_for_itself(verdict, &inner_chars, before, last);
+                    let on_its_own = speaks_for_itself(verdict, &inner_chars, before, last, after);
                     skipped = skipped.or(Some(Skipped {
                         verdict,
                         on_its_own,
+                        glued_to_symbol: glued_to_symbol(&text[span.clone()], before),
                     }));
                 }
                 continue;
@@ -700,6 +744,35 @@ mod tests {
             balanced(&format!("{} {}", garbled("é", 2), garbled("ڞ", 2))),
             "é ڞ"
         );
+    }
+
+    #[test]
+    fn a_value_is_not_left_half_repaired() {
+        // Garbled twice, with an inner layer the rule cannot decide: a repair of the outer one
+        // alone would leave a letter glued to a symbol no letter is followed by, or a capital
+        // glued to a small letter, which is wrong whichever text is true. They are left whole.
+        for truth in ["E´", "oʻ", "^[+1YYب]", "^[+1YYآ]"] {
+            let twice = garbled(truth, 2);
+            assert_eq!(balanced(&twice), twice, "{truth}");
+        }
+        // Where the inner pair is what correct text writes (a word and an ellipsis), the outer
+        // layer alone is the repair.
+        assert_eq!(balanced(&garbled("[SECCIÓ…]", 1)), "[SECCIÓ…]");
+        assert_eq!(
+            balanced(&garbled("LANÇ\u{ad}ADEIRA", 1)),
+            "LANÇ\u{ad}ADEIRA"
+        );
+        // A small letter never continues capitals, whatever its script.
+        assert_eq!(balanced("LANÇ\u{ad}ADEIRA"), "LANÇ\u{ad}ADEIRA");
+    }
+
+    #[test]
+    fn the_runs_of_a_value_peel_as_deep_as_the_others_show() {
+        // The first letter's inner layer (`Ä’`, a letter and an apostrophe) is ambiguous on its
+        // own; the others peel a second layer on their own text, so it follows them.
+        let list = "Ē ē ģ Ī ī Ķ ķ Ļ";
+        assert_eq!(balanced(&garbled(list, 2)), list);
+        assert_eq!(balanced(&garbled(list, 1)), list);
     }
 
     #[test]
