@@ -16,6 +16,7 @@
 
 pub mod audit;
 pub mod charset;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod dump;
 pub mod engine;

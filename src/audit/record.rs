@@ -95,7 +95,6 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use clap::ValueEnum;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -116,7 +115,7 @@ pub const OLDEST_SCHEMA: u32 = 1;
 pub const CHAINED_SCHEMA: u32 = 3;
 
 /// How much an audit log records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AuditLevel {
     /// One `change` record per repaired character: enough to undo the fix.
@@ -161,10 +160,11 @@ impl Header {
         let unix_time = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |since| since.as_secs());
-        let strictness = scanner
-            .strictness()
-            .to_possible_value()
-            .map_or_else(String::new, |value| value.get_name().to_owned());
+        // The name the strictness serializes to, which is also the one the command line takes.
+        let strictness = serde_json::to_value(scanner.strictness())
+            .ok()
+            .and_then(|value| value.as_str().map(str::to_owned))
+            .unwrap_or_default();
         Header {
             schema: SCHEMA,
             tool: env!("CARGO_PKG_NAME").to_owned(),

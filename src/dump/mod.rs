@@ -93,7 +93,7 @@ use lexer::{Lexed, Lexer, Place};
 use sink::{DumpSink, Failed, Findings, TableNames};
 
 /// How an input is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
     /// A SQL dump if its header says so, plain text otherwise.
     #[default]
@@ -105,7 +105,7 @@ pub enum Format {
 }
 
 /// The character set `--convert-charset` gives repaired text columns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Charset {
     Utf8mb4,
 }
