@@ -98,9 +98,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::dump::RowId;
+pub use crate::dump::{Cell, RowId};
+use crate::format::hex;
 use crate::mojibake::Scanner;
-use crate::report::hex;
 
 /// The version of the record layout this build writes: 2 added `change` records of the
 /// `charset` kind (which have no `reading` or `layers`, so a reader of schema 1 cannot read
@@ -284,14 +284,6 @@ pub enum ChangeKind {
     Repair,
     /// A character set or collation name rewritten by `--convert-charset` in a SQL dump.
     Charset,
-}
-
-/// Where a repair in a SQL dump lies: the value of a table's column in one row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cell {
-    pub table: String,
-    pub column: String,
-    pub row: RowId,
 }
 
 /// One change: a repaired character, or a rewritten character set name.

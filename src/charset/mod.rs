@@ -81,6 +81,7 @@ mod suspect;
 mod utf7;
 mod xml;
 
+pub use crate::sql::{MAX_STATEMENT_BYTES, SqlDialect};
 pub use bom::{byte_order_mark_length, encoding_from_byte_order_mark};
 pub use content_type::{HeaderParameter, encoding_from_content_type, first_header_component};
 pub use detect::{
@@ -102,10 +103,9 @@ pub use policy::{
 };
 pub use prescan::{Html5Encoding, encoding_from_html5_prescan, prescan_meta};
 pub use source::{Source, SourcedEncoding};
-pub(crate) use sql::NOT_A_COLUMN;
 pub use sql::{
-    MAX_STATEMENT_BYTES, SQL_CONNECTION_SCAN_LIMIT, SqlDeclaration, SqlDeclarationKind, SqlDialect,
-    SqlPlace, looks_like_sql, mysql_charset, postgresql_encoding, sql_charset, sql_declarations,
+    SQL_CONNECTION_SCAN_LIMIT, SqlDeclaration, SqlDeclarationKind, SqlPlace, looks_like_sql,
+    mysql_charset, postgresql_encoding, sql_charset, sql_declarations,
 };
 pub use survey::{ActualBytes, DocumentFormat, FileFacts, SURVEY_HEAD_LIMIT, Survey, survey};
 pub use suspect::{DEFAULT_SUSPECTS, Decoded, Suspect};

@@ -26,13 +26,13 @@ use super::values::{AuditLevelArg, CharsetArg, FormatArg};
 use super::{Detection, Outcome};
 use crate::Error;
 use crate::audit::AuditLog;
-use crate::charset::SqlDialect;
 use crate::dump::{self, ColumnKind, ColumnReport, Definitions, DumpOptions};
 use crate::engine::transcode::{self, Legacy, OnMalformed, TextKind, Transcoded};
 use crate::engine::walk::{Found, RunOutputs};
 use crate::engine::{self, EngineOptions, Input, Replacing, Written};
 use crate::mojibake::{Counts, Scanner};
 use crate::report::{self, thousands};
+use crate::sql::SqlDialect;
 
 #[derive(Args, Clone, Debug)]
 pub(crate) struct FixArgs {
