@@ -31,7 +31,7 @@ macro_rules! value_enum {
 value_enum! {
     /// How much evidence a run needs before it is repaired ([`Strictness`]).
     StrictnessArg => Strictness {
-        /// Every match of the strict byte pattern, as the seed's regular expression does.
+        /// Every match of the strict byte pattern, even those the rule rejects.
         Pattern,
         /// Certain and ambiguous runs; never those the rule rejects.
         Lenient,

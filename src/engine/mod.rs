@@ -109,10 +109,10 @@ impl Default for EngineOptions {
 
 /// How many blocks per thread a mapped input is processed ahead of the one consumed. The
 /// consumer is itself one of the pool's threads, which processes queued blocks while it waits
-/// for the next one in order; with two per thread, the other threads often found every block
-/// of the window started and sat idle until it came back (`fix -o /dev/null -j2` took 0.585 s
-/// against 0.505 s with four, 1.57× against 1.78× its `-j1`). A block in flight costs only its
-/// results (counts, patches): its bytes are the map's.
+/// for the next one in order; with a smaller window the other threads often find every block
+/// of it started and sit idle until the consumer comes back (measured in `benches/RESULTS.md`,
+/// "Blocks in flight per thread"). A block in flight costs only its results (counts,
+/// patches): its bytes are the map's.
 const BLOCKS_AHEAD_PER_THREAD: usize = 4;
 
 /// An opened input.
