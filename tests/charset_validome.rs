@@ -1,4 +1,4 @@
-//! Seed 003: validome's eleven example documents, built byte for byte (`charset_documents`),
+//! Validome's eleven example documents, built byte for byte (`charset_documents`),
 //! through the policy. Each test asserts the winner (source, canonical name,
 //! label as declared) and the exact diagnostics, and that every conflict names both sources
 //! and the winner.

@@ -95,13 +95,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use clap::ValueEnum;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::dump::RowId;
+pub use crate::dump::{Cell, RowId};
+use crate::format::hex;
 use crate::mojibake::Scanner;
-use crate::report::hex;
 
 /// The version of the record layout this build writes: 2 added `change` records of the
 /// `charset` kind (which have no `reading` or `layers`, so a reader of schema 1 cannot read
@@ -116,7 +115,7 @@ pub const OLDEST_SCHEMA: u32 = 1;
 pub const CHAINED_SCHEMA: u32 = 3;
 
 /// How much an audit log records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AuditLevel {
     /// One `change` record per repaired character: enough to undo the fix.
@@ -161,10 +160,11 @@ impl Header {
         let unix_time = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |since| since.as_secs());
-        let strictness = scanner
-            .strictness()
-            .to_possible_value()
-            .map_or_else(String::new, |value| value.get_name().to_owned());
+        // The name the strictness serializes to, which is also the one the command line takes.
+        let strictness = serde_json::to_value(scanner.strictness())
+            .ok()
+            .and_then(|value| value.as_str().map(str::to_owned))
+            .unwrap_or_default();
         Header {
             schema: SCHEMA,
             tool: env!("CARGO_PKG_NAME").to_owned(),
@@ -284,14 +284,6 @@ pub enum ChangeKind {
     Repair,
     /// A character set or collation name rewritten by `--convert-charset` in a SQL dump.
     Charset,
-}
-
-/// Where a repair in a SQL dump lies: the value of a table's column in one row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cell {
-    pub table: String,
-    pub column: String,
-    pub row: RowId,
 }
 
 /// One change: a repaired character, or a rewritten character set name.

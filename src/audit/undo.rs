@@ -43,7 +43,7 @@ use super::record::{
     Record, SCHEMA,
 };
 use super::roots::Roots;
-use crate::report::hex;
+use crate::format::hex;
 
 /// The longest line a log may have. No record the fix writes comes near it (the longest is a
 /// header naming a long command line), and reading a line never takes more memory than this.

@@ -47,11 +47,12 @@ pub(crate) fn split_byte_order_mark(document: &[u8]) -> (Option<Suspect>, &[u8])
 mod tests {
     use super::*;
 
-    /// Seed 000, both `encoding_from_byte_order_mark` tables, one row per case. "Encodings"
-    /// names the suspects: `default`, or a single encoding passed as the list. The result is
-    /// the list-context answer; the first row is the scalar-context answer (the first item).
+    /// HTML::Encoding's documentation, both `encoding_from_byte_order_mark` tables, one row per
+    /// case. "Encodings" names the suspects: `default`, or a single encoding passed as the list.
+    /// The result is the list-context answer; the first row is the scalar-context answer (the first
+    /// item).
     #[test]
-    fn seed_tables_encoding_from_byte_order_mark() {
+    fn documented_tables_encoding_from_byte_order_mark() {
         let rows: [(&[u8], &str, &[&str]); 10] = [
             (b"\xFF\xFE\x00\x00", "default", &["UTF-32LE"]),
             (b"\xFF\xFE\x00\x00", "default", &["UTF-32LE", "UTF-16LE"]),

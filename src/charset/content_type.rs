@@ -151,16 +151,16 @@ fn split_quoted_string(bytes: &[u8]) -> Option<(Vec<u8>, &[u8])> {
 mod tests {
     use super::*;
 
-    /// Seed 000, the `encoding_from_content_type` table, one row per case. Inputs are written
-    /// as the Perl double-quoted strings of the seed would evaluate.
+    /// HTML::Encoding's documentation, the `encoding_from_content_type` table, one row per case.
+    /// Inputs are written as the Perl double-quoted strings of the documentation would evaluate.
     #[test]
-    fn seed_table_encoding_from_content_type() {
+    fn documented_table_encoding_from_content_type() {
         let rows: [(&str, Option<&str>); 7] = [
             (r#"text/html"#, None),
             (r#"text/html,text/plain;charset=utf-8"#, None),
             (r#"text/html;charset="#, None),
             (r#"text/html;charset="\u\t\f\-\8""#, Some("utf-8")),
-            // The seed's table says 'utf\-8' here, but the module's code (0.61: `tr/\\//d`)
+            // The documented table says 'utf\-8' here, but the module's code (0.61: `tr/\\//d`)
             // and its own test suite (cases 31 and 32 of tinput/http, where `\u\t\f\-\8` and
             // `\"utf-8\"` come back as utf-8) delete backslashes in unquoted values as well.
             // We follow the code and the suite.

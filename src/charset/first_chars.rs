@@ -67,11 +67,11 @@ mod tests {
             .collect()
     }
 
-    /// Seed 000, the `encoding_from_first_chars` table, one row per case: the string is
-    /// encoded in "Encoding" and tried against the default suspects. "ISO-8859-1 or UTF-8" is
-    /// a tie; ties keep the order of the suspects list, so ISO-8859-1 comes first.
+    /// HTML::Encoding's documentation, the `encoding_from_first_chars` table, one row per case: the
+    /// string is encoded in "Encoding" and tried against the default suspects. "ISO-8859-1 or
+    /// UTF-8" is a tie; ties keep the order of the suspects list, so ISO-8859-1 comes first.
     #[test]
-    fn seed_table_encoding_from_first_chars() {
+    fn documented_table_encoding_from_first_chars() {
         let rows: [(&str, Suspect, Option<&[&str]>); 6] = [
             ("<!DOCTYPE ", Suspect::Utf16Le, Some(&["UTF-16LE"])),
             (" <!DOCTYPE ", Suspect::Utf16Le, Some(&["UTF-16LE"])),

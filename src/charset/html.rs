@@ -5,7 +5,7 @@
 //! it, only the BOM. Failing that, it finds the encoding family from the first characters
 //! (falling back to every suspect) and collects the `<meta>` declarations as each candidate
 //! reads them. So a `text/html` document with both an XML declaration and a `<meta>` gets the
-//! XML declaration's answer, as the seed explains.
+//! XML declaration's answer, as the module's documentation explains.
 
 use rustc_hash::FxHashSet as HashSet;
 
@@ -81,7 +81,7 @@ mod tests {
         <meta http-equiv = \"Content-Type\"\n content = \"text/html;charset=iso-8859-2\">\n\
         <title></title>\n<p>...</p>";
 
-    /// Seed 000's first discussion example: the XML declaration wins under `xhtml`.
+    /// The documentation's first discussion example: the XML declaration wins under `xhtml`.
     #[test]
     fn xml_declaration_wins_by_default() {
         let answer =
@@ -105,7 +105,8 @@ mod tests {
         );
     }
 
-    /// Seed 000's second example: an XML declaration without encoding falls through to meta.
+    /// The documentation's second example: an XML declaration without encoding falls through to
+    /// meta.
     #[test]
     fn xml_declaration_without_encoding_falls_through() {
         let doc = b"<?xml version='1.0'?>\n<meta http-equiv='Content-Type' \

@@ -2,8 +2,9 @@
 //!
 //! The Perl module collects candidates in a hash and sorts its keys by a score (BOM length,
 //! match length, number of matches). Hash order is random in Perl, so ties come out in any
-//! order: the seed's "ISO-8859-1 or UTF-8". Here ties keep the order in which the candidates
-//! were found, which is the order of the suspected-encodings list, and duplicates are dropped.
+//! order: the documentation's "ISO-8859-1 or UTF-8". Here ties keep the order in which the
+//! candidates were found, which is the order of the suspected-encodings list, and duplicates are
+//! dropped.
 
 /// Orders `scored` by descending score; ties keep their input order; duplicates are dropped.
 pub(crate) fn by_descending_score<T: PartialEq>(mut scored: Vec<(T, usize)>) -> Vec<T> {

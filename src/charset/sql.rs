@@ -35,16 +35,13 @@ use memchr::memchr;
 use serde::Serialize;
 
 use super::labels::LabelMeaning;
+use crate::sql::tokens::{Kind, Token, Tokenizer, qualified_name_by};
+use crate::sql::{MAX_STATEMENT_BYTES, NOT_A_COLUMN, SqlDialect, charset_label, created_object};
 
 /// How far into a dump connection declarations are looked for: 64 KiB. `mysqldump` and
 /// `pg_dump` write them in the first few hundred bytes; a dump that changes its connection
 /// character set later is rare, and reading only a head keeps a multi-gigabyte dump cheap.
 pub const SQL_CONNECTION_SCAN_LIMIT: usize = 64 * 1024;
-
-/// The longest statement tokenised: 1 MiB, far more than any `CREATE TABLE`. A line that only
-/// looks like the start of one (a stray `CREATE` in a data file) cannot make the scan read on
-/// to the end of the file.
-pub const MAX_STATEMENT_BYTES: usize = 1 << 20;
 
 /// Which statement a SQL declaration comes from; serialises as the kebab-case name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -66,15 +63,6 @@ pub enum SqlDeclarationKind {
     TableDefault,
     /// MySQL `CHARACTER SET x` in a column definition of `CREATE TABLE`.
     Column,
-}
-
-/// The SQL dialect whose names a declaration uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SqlDialect {
-    /// MySQL and MariaDB.
-    MySql,
-    /// PostgreSQL.
-    PostgreSql,
 }
 
 impl SqlDeclarationKind {
@@ -172,153 +160,23 @@ impl SqlDeclaration {
     }
 }
 
-/// What a character set name means in a SQL dialect.
+/// What a character set name means in a SQL dialect (the tables are [`crate::sql`]'s).
 pub fn sql_charset(dialect: SqlDialect, name: &str) -> LabelMeaning {
-    match dialect {
-        SqlDialect::MySql => mysql_charset(name),
-        SqlDialect::PostgreSql => postgresql_encoding(name),
+    match charset_label(dialect, name) {
+        None => LabelMeaning::Unknown,
+        Some(None) => LabelMeaning::Uninterpreted,
+        Some(Some(label)) => LabelMeaning::of_label(label),
     }
 }
 
-/// What a WHATWG label, or `None` for "no encoding", decodes as.
-fn meaning_of(target: Option<&str>) -> LabelMeaning {
-    target.map_or(LabelMeaning::Uninterpreted, LabelMeaning::of_label)
-}
-
-/// MySQL/MariaDB character sets (`SHOW CHARACTER SET`) and the WHATWG label that decodes alike;
-/// `None` is `binary`. Left out, so unknown: `armscii8`, `cp850`, `cp852`, `dec8`, `geostd8`,
-/// `hp8`, `keybcs2`, `macce`, `swe7`, which no WHATWG encoding matches.
-const MYSQL_CHARSETS: &[(&str, Option<&str>)] = &[
-    ("ascii", Some("us-ascii")),
-    ("big5", Some("big5")),
-    ("binary", None),
-    ("cp1250", Some("windows-1250")),
-    ("cp1251", Some("windows-1251")),
-    ("cp1256", Some("windows-1256")),
-    ("cp1257", Some("windows-1257")),
-    ("cp866", Some("ibm866")),
-    ("cp932", Some("shift_jis")),
-    ("eucjpms", Some("euc-jp")),
-    ("euckr", Some("euc-kr")),
-    ("gb18030", Some("gb18030")),
-    ("gb2312", Some("gbk")),
-    ("gbk", Some("gbk")),
-    ("greek", Some("iso-8859-7")),
-    ("hebrew", Some("iso-8859-8")),
-    ("koi8r", Some("koi8-r")),
-    ("koi8u", Some("koi8-u")),
-    // MySQL's latin1 is windows-1252 with 0x81, 0x8D, 0x8F, 0x90 and 0x9D as C1 controls:
-    // exactly the WHATWG windows-1252 decoder.
-    ("latin1", Some("windows-1252")),
-    ("latin2", Some("iso-8859-2")),
-    ("latin5", Some("iso-8859-9")),
-    ("latin7", Some("iso-8859-13")),
-    ("macroman", Some("macintosh")),
-    ("sjis", Some("shift_jis")),
-    ("tis620", Some("windows-874")),
-    ("ucs2", Some("utf-16be")),
-    ("ujis", Some("euc-jp")),
-    ("utf16", Some("utf-16be")),
-    ("utf16le", Some("utf-16le")),
-    ("utf32", Some("utf-32be")),
-    ("utf8", Some("utf-8")),
-    ("utf8mb3", Some("utf-8")),
-    ("utf8mb4", Some("utf-8")),
-];
-
 /// What a MySQL/MariaDB character set name means (case-insensitive).
 pub fn mysql_charset(name: &str) -> LabelMeaning {
-    let name = name.trim().to_ascii_lowercase();
-    MYSQL_CHARSETS
-        .iter()
-        .find(|(known, _)| *known == name)
-        .map_or(LabelMeaning::Unknown, |(_, target)| meaning_of(*target))
+    sql_charset(SqlDialect::MySql, name)
 }
-
-/// PostgreSQL encodings and aliases (`encnames.c`), in PostgreSQL's normal form (lower case,
-/// letters and digits only; `windowsNNN` is first shortened to `winNNN`), and the WHATWG label
-/// that decodes alike; `None` is `SQL_ASCII`. Left out, so unknown: `EUC_TW`, `EUC_JIS_2004`,
-/// `SHIFT_JIS_2004`, `JOHAB`, `MULE_INTERNAL`.
-const POSTGRESQL_ENCODINGS: &[(&str, Option<&str>)] = &[
-    ("abc", Some("windows-1258")),
-    ("alt", Some("ibm866")),
-    ("big5", Some("big5")),
-    ("euccn", Some("gbk")),
-    ("eucjp", Some("euc-jp")),
-    ("euckr", Some("euc-kr")),
-    ("gb18030", Some("gb18030")),
-    ("gbk", Some("gbk")),
-    ("iso88591", Some("iso-8859-1")),
-    ("iso885910", Some("iso-8859-10")),
-    ("iso885913", Some("iso-8859-13")),
-    ("iso885914", Some("iso-8859-14")),
-    ("iso885915", Some("iso-8859-15")),
-    ("iso885916", Some("iso-8859-16")),
-    ("iso88592", Some("iso-8859-2")),
-    ("iso88593", Some("iso-8859-3")),
-    ("iso88594", Some("iso-8859-4")),
-    ("iso88595", Some("iso-8859-5")),
-    ("iso88596", Some("iso-8859-6")),
-    ("iso88597", Some("iso-8859-7")),
-    ("iso88598", Some("iso-8859-8")),
-    ("iso88599", Some("iso-8859-9")),
-    ("koi8", Some("koi8-r")),
-    ("koi8r", Some("koi8-r")),
-    ("koi8u", Some("koi8-u")),
-    // True ISO-8859-1 (0x80-0x9F are C1 controls), unlike MySQL's latin1.
-    ("latin1", Some("iso-8859-1")),
-    ("latin10", Some("iso-8859-16")),
-    ("latin2", Some("iso-8859-2")),
-    ("latin3", Some("iso-8859-3")),
-    ("latin4", Some("iso-8859-4")),
-    ("latin5", Some("iso-8859-9")),
-    ("latin6", Some("iso-8859-10")),
-    ("latin7", Some("iso-8859-13")),
-    ("latin8", Some("iso-8859-14")),
-    ("latin9", Some("iso-8859-15")),
-    ("mskanji", Some("shift_jis")),
-    ("shiftjis", Some("shift_jis")),
-    ("sjis", Some("shift_jis")),
-    ("sqlascii", None),
-    ("tcvn", Some("windows-1258")),
-    ("tcvn5712", Some("windows-1258")),
-    ("uhc", Some("euc-kr")),
-    ("unicode", Some("utf-8")),
-    ("utf8", Some("utf-8")),
-    ("vscii", Some("windows-1258")),
-    ("win", Some("windows-1251")),
-    ("win1250", Some("windows-1250")),
-    ("win1251", Some("windows-1251")),
-    ("win1252", Some("windows-1252")),
-    ("win1253", Some("windows-1253")),
-    ("win1254", Some("windows-1254")),
-    ("win1255", Some("windows-1255")),
-    ("win1256", Some("windows-1256")),
-    ("win1257", Some("windows-1257")),
-    ("win1258", Some("windows-1258")),
-    ("win866", Some("ibm866")),
-    ("win874", Some("windows-874")),
-    ("win932", Some("shift_jis")),
-    ("win936", Some("gbk")),
-    ("win949", Some("euc-kr")),
-    ("win950", Some("big5")),
-];
 
 /// What a PostgreSQL encoding name means (`UTF8`, `utf-8`, `LATIN1`, `SQL_ASCII`, ...).
 pub fn postgresql_encoding(name: &str) -> LabelMeaning {
-    let normal: String = name
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    let normal = match normal.strip_prefix("windows") {
-        Some(number) => format!("win{number}"),
-        None => normal,
-    };
-    POSTGRESQL_ENCODINGS
-        .iter()
-        .find(|(known, _)| *known == normal)
-        .map_or(LabelMeaning::Unknown, |(_, target)| meaning_of(*target))
+    sql_charset(SqlDialect::PostgreSql, name)
 }
 
 /// Every encoding declaration in `dump`, in file order: connection declarations from the first
@@ -451,121 +309,17 @@ fn leading_keyword(line: &[u8]) -> Option<Keyword> {
     }
 }
 
-/// A SQL token: a word (keyword, identifier, number, `@variable`), the inside of a quoted
-/// string or identifier, or one punctuation byte.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Token<'a> {
-    Word(&'a [u8]),
-    Quoted(&'a [u8]),
-    Punct(u8),
-}
-
-impl Token<'_> {
-    fn is(self, keyword: &str) -> bool {
-        matches!(self, Token::Word(word) if word.eq_ignore_ascii_case(keyword.as_bytes()))
-    }
-
-    /// A name or value: a word or the inside of quotes, not a variable and not `DEFAULT`.
-    fn value(self) -> Option<String> {
-        let bytes = match self {
-            Token::Word(word) if !word.starts_with(b"@") && !self.is("DEFAULT") => word,
-            Token::Quoted(inner) => inner,
-            _ => return None,
-        };
-        let text = String::from_utf8_lossy(bytes.trim_ascii()).into_owned();
-        (!text.is_empty()).then_some(text)
-    }
-}
-
-fn is_word_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'$' | b'@' | b'.') || byte >= 0x80
-}
-
-/// Splits SQL into tokens with their offsets. Comments are skipped; the inside of a
-/// version comment (`/*!40101 ... */`) is read as ordinary SQL, as the server does.
-struct Lexer<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    in_version_comment: bool,
-}
-
-impl Lexer<'_> {
-    fn skip_past(&mut self, rest: &[u8], terminator: &[u8]) {
-        self.at +=
-            memchr::memmem::find(rest, terminator).map_or(rest.len(), |at| at + terminator.len());
-    }
-
-    /// The inside of the quoted string or identifier that starts `rest` (backslash escapes
-    /// and doubled quotes kept as written), and its length with the quotes; an unterminated
-    /// one runs to the end.
-    fn quoted(rest: &[u8]) -> (&[u8], usize) {
-        let Some(&quote) = rest.first() else {
-            return (rest, 0);
-        };
-        let mut at = 1;
-        while let Some(&byte) = rest.get(at) {
-            let escaped = byte == b'\\' && quote != b'`';
-            let doubled = byte == quote && rest.get(at + 1) == Some(&quote);
-            if escaped || doubled {
-                at += 2;
-            } else if byte == quote {
-                return (rest.get(1..at).unwrap_or_default(), at + 1);
-            } else {
-                at += 1;
-            }
-        }
-        (rest.get(1..).unwrap_or_default(), rest.len())
-    }
-}
-
-impl<'a> Iterator for Lexer<'a> {
-    type Item = (usize, Token<'a>);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let start = self.at;
-            let rest = self.bytes.get(start..)?;
-            let &first = rest.first()?;
-            if first.is_ascii_whitespace() {
-                self.at += 1;
-            } else if rest.starts_with(b"/*!") || rest.starts_with(b"/*M!") {
-                let opener = if rest.starts_with(b"/*!") { 3 } else { 4 };
-                let digits = rest
-                    .get(opener..)
-                    .unwrap_or_default()
-                    .iter()
-                    .take_while(|b| b.is_ascii_digit())
-                    .count();
-                self.at += opener + digits;
-                self.in_version_comment = true;
-            } else if rest.starts_with(b"*/") && self.in_version_comment {
-                self.at += 2;
-                self.in_version_comment = false;
-            } else if rest.starts_with(b"/*") {
-                self.skip_past(rest, b"*/");
-            } else if first == b'#'
-                || (rest.starts_with(b"--") && rest.get(2).is_none_or(u8::is_ascii_whitespace))
-            {
-                self.skip_past(rest, b"\n");
-            } else if matches!(first, b'\'' | b'"' | b'`') {
-                let (inner, length) = Self::quoted(rest);
-                self.at += length;
-                return Some((start, Token::Quoted(inner)));
-            } else if is_word_byte(first) {
-                let length = rest.iter().take_while(|&&b| is_word_byte(b)).count();
-                self.at += length;
-                return Some((start, Token::Word(rest.get(..length).unwrap_or_default())));
-            } else {
-                self.at += 1;
-                return Some((start, Token::Punct(first)));
-            }
-        }
-    }
-}
-
-/// One statement's tokens (offsets from the start of the dump), up to its `;`.
+/// One statement's tokens, up to its `;`, read by the tokenizer the dump lexer uses, with
+/// MySQL's rules whatever the dump: version comments (`/*!40101 ... */`) are read as SQL and
+/// `#` starts a comment, as a MySQL server reads them, and PostgreSQL's `SET client_encoding`
+/// and `CREATE DATABASE` read alike under either dialect's rules.
 struct Statement<'a> {
-    tokens: Vec<(usize, Token<'a>)>,
+    /// The statement's bytes, from its start, at most [`MAX_STATEMENT_BYTES`]: the spans of
+    /// `tokens` are offsets in them.
+    bytes: &'a [u8],
+    /// Where `bytes` starts in the dump.
+    start: usize,
+    tokens: Vec<Token>,
     /// The offset just past the statement (past its `;`, or where reading stopped).
     end: usize,
 }
@@ -575,27 +329,80 @@ impl<'a> Statement<'a> {
     /// [`MAX_STATEMENT_BYTES`].
     fn read(dump: &'a [u8], start: usize) -> Self {
         let rest = dump.get(start..).unwrap_or_default();
-        let bounded = rest.get(..MAX_STATEMENT_BYTES).unwrap_or(rest);
-        let mut lexer = Lexer {
-            bytes: bounded,
-            at: 0,
-            in_version_comment: false,
-        };
+        let bytes = rest.get(..MAX_STATEMENT_BYTES).unwrap_or(rest);
+        let mut tokenizer = Tokenizer::new(SqlDialect::MySql);
+        let mut at = 0;
         let mut tokens = Vec::new();
-        for (at, token) in lexer.by_ref() {
-            if token == Token::Punct(b';') {
-                break;
+        loop {
+            match tokenizer.next(bytes, &mut at, true) {
+                Ok(Some(token)) if token.kind == Kind::Delimiter => break,
+                Ok(Some(token)) => tokens.push(token),
+                Ok(None) => break,
+                // A quoted name that never closes: the statement runs on to where reading
+                // stops, as an unterminated string does.
+                Err(_) => {
+                    at = bytes.len();
+                    break;
+                }
             }
-            tokens.push((start + at, token));
         }
         Self {
+            bytes,
+            start,
             tokens,
-            end: start + lexer.at,
+            end: start + at,
         }
     }
 
-    fn token(&self, index: usize) -> Option<Token<'a>> {
-        self.tokens.get(index).map(|&(_, token)| token)
+    /// Whether the token at `index` is the keyword `keyword` (any case).
+    fn is(&self, index: usize, keyword: &str) -> bool {
+        self.tokens
+            .get(index)
+            .is_some_and(|token| token.is(self.bytes, keyword))
+    }
+
+    fn is_punct(&self, index: usize, byte: u8) -> bool {
+        self.tokens
+            .get(index)
+            .is_some_and(|token| token.is_punct(byte))
+    }
+
+    /// A name or value: a word or the inside of quotes (as written), not a variable and not
+    /// `DEFAULT`.
+    fn value_of(&self, token: &Token) -> Option<String> {
+        let text = self.bytes.get(token.span.clone()).unwrap_or_default();
+        let accepted = match token.kind {
+            Kind::Word => !text.starts_with(b"@") && !token.is(self.bytes, "DEFAULT"),
+            Kind::Ident | Kind::Str { .. } => true,
+            Kind::Punct(_) | Kind::Delimiter => false,
+        };
+        let text = String::from_utf8_lossy(text.trim_ascii()).into_owned();
+        (accepted && !text.is_empty()).then_some(text)
+    }
+
+    fn value(&self, index: usize) -> Option<String> {
+        self.value_of(self.tokens.get(index)?)
+    }
+
+    /// A session variable at `index`, its parts joined (`@@session.character_set_client`, with
+    /// no blank around the dots), and the index after it.
+    fn variable(&self, index: usize) -> Option<(String, usize)> {
+        let first = self.tokens.get(index).filter(|t| t.kind == Kind::Word)?;
+        let mut span = first.span.clone();
+        let mut next = index + 1;
+        while let (Some(dot), Some(part)) = (self.tokens.get(next), self.tokens.get(next + 1)) {
+            if !dot.is_punct(b'.')
+                || part.kind != Kind::Word
+                || dot.span.start != span.end
+                || part.span.start != dot.span.end
+            {
+                break;
+            }
+            span.end = part.span.end;
+            next += 2;
+        }
+        let text = self.bytes.get(span).unwrap_or_default();
+        Some((String::from_utf8_lossy(text).to_ascii_lowercase(), next))
     }
 
     fn declaration(
@@ -606,8 +413,12 @@ impl<'a> Statement<'a> {
         kind: SqlDeclarationKind,
         value_index: usize,
     ) -> Option<SqlDeclaration> {
-        let (offset, token) = *self.tokens.get(value_index)?;
-        let label = token.value()?;
+        let label = self.value(value_index)?;
+        let token = self.tokens.get(value_index)?;
+        // Where the name is written: a quoted one from its opening quote, which the spans of
+        // quoted tokens leave out.
+        let quote = usize::from(matches!(token.kind, Kind::Ident | Kind::Str { .. }));
+        let offset = self.start + token.span.start - quote;
         let before = dump.get(line_start..offset).unwrap_or_default();
         let place = SqlPlace {
             kind,
@@ -619,27 +430,26 @@ impl<'a> Statement<'a> {
 
     /// The value after `index`, skipping one `=` (or PostgreSQL's `TO`): its index.
     fn after_equals(&self, index: usize) -> usize {
-        match self.token(index) {
-            Some(Token::Punct(b'=')) => index + 1,
-            Some(token) if token.is("TO") => index + 1,
-            _ => index,
+        if self.is_punct(index, b'=') || self.is(index, "TO") {
+            index + 1
+        } else {
+            index
         }
     }
 
     /// `COLLATE [=] name` at `index`, if there.
     fn collation_at(&self, index: usize) -> Option<String> {
-        self.token(index)
-            .filter(|token| token.is("COLLATE"))
-            .and_then(|_| self.token(self.after_equals(index + 1)))
-            .and_then(Token::value)
+        if !self.is(index, "COLLATE") {
+            return None;
+        }
+        self.value(self.after_equals(index + 1))
     }
 
     /// `CHARACTER SET` or `CHARSET` at `index`: the index of its value (after any `=`).
     fn charset_value_index(&self, index: usize) -> Option<usize> {
-        let token = self.token(index)?;
-        if token.is("CHARSET") {
+        if self.is(index, "CHARSET") {
             Some(self.after_equals(index + 1))
-        } else if token.is("CHARACTER") && self.token(index + 1)?.is("SET") {
+        } else if self.is(index, "CHARACTER") && self.is(index + 1, "SET") {
             Some(self.after_equals(index + 2))
         } else {
             None
@@ -652,7 +462,7 @@ impl<'a> Statement<'a> {
         let mut index = 1; // after SET
         while index < self.tokens.len() {
             let assignment_end = (index..self.tokens.len())
-                .find(|&i| self.token(i) == Some(Token::Punct(b',')))
+                .find(|&i| self.is_punct(i, b','))
                 .unwrap_or(self.tokens.len());
             if let Some((kind, value_index)) = self.set_assignment(index) {
                 let declared = self.declaration(dump, line_start, line, kind, value_index);
@@ -669,19 +479,17 @@ impl<'a> Statement<'a> {
     /// The kind of the assignment at `index` and the index of its value, if it sets a
     /// character set.
     fn set_assignment(&self, index: usize) -> Option<(SqlDeclarationKind, usize)> {
-        let first = self.token(index)?;
-        if first.is("NAMES") {
+        if self.is(index, "NAMES") {
             return Some((SqlDeclarationKind::SetNames, index + 1));
         }
         if let Some(value_index) = self.charset_value_index(index) {
             return Some((SqlDeclarationKind::SetCharacterSet, value_index));
         }
-        let scoped = ["SESSION", "LOCAL"].iter().any(|scope| first.is(scope));
+        let scoped = ["SESSION", "LOCAL"]
+            .iter()
+            .any(|scope| self.is(index, scope));
         let variable_index = if scoped { index + 1 } else { index };
-        let Token::Word(variable) = self.token(variable_index)? else {
-            return None;
-        };
-        let variable = String::from_utf8_lossy(variable).to_ascii_lowercase();
+        let (variable, after_variable) = self.variable(variable_index)?;
         let variable = variable.trim_start_matches("@@");
         let variable = ["session.", "local."]
             .iter()
@@ -692,8 +500,8 @@ impl<'a> Statement<'a> {
             "client_encoding" => SqlDeclarationKind::SetClientEncoding,
             _ => return None,
         };
-        let value_index = self.after_equals(variable_index + 1);
-        (value_index > variable_index + 1).then_some((kind, value_index))
+        let value_index = self.after_equals(after_variable);
+        (value_index > after_variable).then_some((kind, value_index))
     }
 
     /// The database, table and column declarations of a `CREATE` statement.
@@ -703,44 +511,39 @@ impl<'a> Statement<'a> {
         line_start: usize,
         line: u64,
     ) -> Vec<SqlDeclaration> {
-        let mut index = 1; // after CREATE
-        while self.token(index).is_some_and(|token| {
-            crate::dump::ddl::CREATE_MODIFIERS
-                .iter()
-                .any(|m| token.is(m))
-        }) {
-            index += 1;
-        }
-        let Some(object) = self.token(index) else {
+        let Some(mut index) = created_object(self.bytes, &self.tokens) else {
             return Vec::new();
         };
-        let database = object.is("DATABASE") || object.is("SCHEMA");
-        if !database && !object.is("TABLE") {
+        let database = self.is(index, "DATABASE") || self.is(index, "SCHEMA");
+        if !database && !self.is(index, "TABLE") {
             return Vec::new();
         }
         index += 1;
         for word in ["IF", "NOT", "EXISTS"] {
-            if self.token(index).is_some_and(|token| token.is(word)) {
+            if self.is(index, word) {
                 index += 1;
             }
         }
-        let (name, after_name) = self.qualified_name(index);
+        // The last part of a possibly qualified name (`db`.`t`, `db.t`, `"t"`).
+        let (mut parts, after_name) =
+            qualified_name_by(&self.tokens, index, |token| self.value_of(token));
+        let name = parts.pop();
         let mut found = Vec::new();
         let mut depth = 0usize;
         let mut column: Option<String> = None;
         let mut item_starts = false;
         index = after_name;
-        while let Some(token) = self.token(index) {
-            match token {
-                Token::Punct(b'(') => {
+        while let Some(token) = self.tokens.get(index) {
+            match token.kind {
+                Kind::Punct(b'(') => {
                     depth += 1;
                     item_starts = depth == 1;
                 }
-                Token::Punct(b')') => depth = depth.saturating_sub(1),
-                Token::Punct(b',') if depth == 1 => item_starts = true,
+                Kind::Punct(b')') => depth = depth.saturating_sub(1),
+                Kind::Punct(b',') if depth == 1 => item_starts = true,
                 _ => {
                     if item_starts {
-                        column = column_name(token);
+                        column = self.column_name(index);
                         item_starts = false;
                     }
                     let kind = match (database, depth) {
@@ -754,7 +557,7 @@ impl<'a> Statement<'a> {
                     };
                     let value_index = match self.charset_value_index(index) {
                         Some(value_index) => Some((kind, value_index)),
-                        None if database && token.is("ENCODING") => Some((
+                        None if database && self.is(index, "ENCODING") => Some((
                             SqlDeclarationKind::DatabaseEncoding,
                             self.after_equals(index + 1),
                         )),
@@ -780,51 +583,20 @@ impl<'a> Statement<'a> {
         found
     }
 
-    /// The last part of a possibly qualified name at `index` (`db`.`t`, `db.t`, `"t"`), and
-    /// the index after it.
-    fn qualified_name(&self, mut index: usize) -> (Option<String>, usize) {
-        let mut name = None;
-        while let Some(part) = self.token(index).and_then(Token::value) {
-            name = Some(part.rsplit('.').next().unwrap_or_default().to_owned());
-            index += 1;
-            if self.token(index) != Some(Token::Punct(b'.')) {
-                break;
-            }
-            index += 1;
+    /// The column an item of a `CREATE TABLE` defines, from its first token (at `index`);
+    /// `None` for keys and constraints.
+    fn column_name(&self, index: usize) -> Option<String> {
+        if NOT_A_COLUMN.iter().any(|keyword| self.is(index, keyword)) {
+            return None;
         }
-        (name, index)
+        self.value(index)
     }
-}
-
-/// Keywords that start an item of `CREATE TABLE` defining no column: keys, constraints,
-/// periods, `LIKE` (MySQL, MariaDB and PostgreSQL). The dump lexer reads tables with them too.
-pub(crate) const NOT_A_COLUMN: &[&str] = &[
-    "PRIMARY",
-    "KEY",
-    "INDEX",
-    "UNIQUE",
-    "CONSTRAINT",
-    "FOREIGN",
-    "FULLTEXT",
-    "SPATIAL",
-    "CHECK",
-    "PERIOD",
-    "EXCLUDE",
-    "LIKE",
-];
-
-/// The column an item of a `CREATE TABLE` defines, from its first token; `None` for keys and
-/// constraints.
-fn column_name(first: Token<'_>) -> Option<String> {
-    if NOT_A_COLUMN.iter().any(|keyword| first.is(keyword)) {
-        return None;
-    }
-    first.value()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sql::{MYSQL_CHARSETS, POSTGRESQL_ENCODINGS};
 
     const MYSQLDUMP_HEAD: &str = "\
 -- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)
@@ -1021,6 +793,28 @@ CREATE TABLE `t2` (`a` int) ENGINE=MyISAM DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb
                 "{postgresql}"
             );
         }
+    }
+
+    #[test]
+    fn qualified_table_names_give_their_last_part() {
+        let dump =
+            b"CREATE TABLE `db`.`t1` (a text CHARACTER SET latin1) DEFAULT CHARSET=latin1;\n\
+            CREATE TABLE db.t2 (b text CHARSET utf8mb4);\n\
+            CREATE TABLE `a.b` (c text CHARSET latin1);\n";
+        let found = sql_declarations(dump);
+        let tables: Vec<_> = found
+            .iter()
+            .map(|d| (d.table.as_deref(), d.column.as_deref()))
+            .collect();
+        assert_eq!(
+            tables,
+            [
+                (Some("t1"), Some("a")),
+                (Some("t1"), None),
+                (Some("t2"), Some("b")),
+                (Some("a.b"), Some("c")),
+            ]
+        );
     }
 
     #[test]

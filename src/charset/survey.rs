@@ -28,7 +28,7 @@ use super::policy::{
 };
 use super::sql::{SqlDeclaration, looks_like_sql, sql_declarations};
 use super::suspect::{DEFAULT_SUSPECTS, Suspect};
-use crate::report::thousands;
+use crate::format::thousands;
 
 /// How much of the file is read for markup declarations and for the statistical guess: the
 /// first mebibyte (the policy's `<meta>` limit). A SQL dump's connection statements are read

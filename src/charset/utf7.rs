@@ -2,8 +2,9 @@
 //!
 //! HTML::Encoding considers UTF-7 only when asked to. Its byte order mark is the encoding of
 //! U+FEFF as a complete shifted run, `+/v8-`; a document whose U+FEFF shares a base64 run with
-//! the next character (`+/v8A9g-`) does not start with that sequence, which is why the seed's
-//! table says such a BOM goes undetected. `encoding_rs` has no UTF-7, so the codec lives here.
+//! the next character (`+/v8A9g-`) does not start with that sequence, which is why the
+//! documentation's table says such a BOM goes undetected. `encoding_rs` has no UTF-7, so the codec
+//! lives here.
 
 use super::suspect::Decoded;
 

@@ -108,14 +108,14 @@ mod tests {
     use crate::charset::ebcdic::EbcdicCodePage;
     use crate::charset::suspect::DEFAULT_SUSPECTS;
 
-    /// Seed 000, the `encoding_from_xml_declaration` table, one row per case.
+    /// HTML::Encoding's documentation, the `encoding_from_xml_declaration` table, one row per case.
     ///
     /// Two rows disagree with the 0.61 code but not with the documentation, and we follow the
     /// documentation: `<?xml-stylesheet` is not an XML declaration (the code's `^<\?xml\s*`
     /// accepts it), and the leftmost `encoding=` wins whichever quote it uses (the code tries
     /// single quotes everywhere first, so it would answer 'b' for the last row).
     #[test]
-    fn seed_table_encoding_from_xml_declaration() {
+    fn documented_table_encoding_from_xml_declaration() {
         let rows: [(&str, Option<&str>); 11] = [
             ("<?xml version='1.0' encoding='utf-8'?>", Some("utf-8")),
             ("<?xml encoding='utf-8'?>", Some("utf-8")),
@@ -151,10 +151,11 @@ mod tests {
         bytes
     }
 
-    /// Seed 000, the `encoding_from_xml_document` table, one row per case: "Encoding" is how
-    /// the input is encoded, "Encodings" the suspects (`default` or that one encoding).
+    /// HTML::Encoding's documentation, the `encoding_from_xml_document` table, one row per case:
+    /// "Encoding" is how the input is encoded, "Encodings" the suspects (`default` or that one
+    /// encoding).
     #[test]
-    fn seed_table_encoding_from_xml_document() {
+    fn documented_table_encoding_from_xml_document() {
         let cp37 = Suspect::Ebcdic(EbcdicCodePage::Cp037);
         let rows: [(Vec<u8>, &[Suspect], Option<&str>); 6] = [
             (perl_utf16("<?xml?>"), DEFAULT_SUSPECTS, Some("UTF-16BE")),
@@ -211,7 +212,7 @@ mod tests {
     #[test]
     fn utf16_declarations_include_the_whole_greater_than() {
         // 0.61 cuts the declaration one octet after the start of '>', which leaves half a
-        // UTF-16 code unit; the seed's UTF-16LE rows only work with the whole character.
+        // UTF-16 code unit; the documented UTF-16LE rows only work with the whole character.
         let bytes = encode("<?xml encoding='koi8-r'?>", Suspect::Utf16Le);
         assert_eq!(
             xml_declaration_from_octets(&bytes, DEFAULT_SUSPECTS),

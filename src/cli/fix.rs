@@ -22,16 +22,17 @@ use encoding_rs::Encoding;
 use rayon::prelude::*;
 
 use super::inputs::{FILE_WINDOW, Prepared, Selection};
+use super::values::{AuditLevelArg, CharsetArg, FormatArg};
 use super::{Detection, Outcome};
 use crate::Error;
-use crate::audit::{AuditLevel, AuditLog};
-use crate::charset::SqlDialect;
-use crate::dump::{self, ColumnKind, ColumnReport, Definitions, DumpOptions, Format};
+use crate::audit::AuditLog;
+use crate::dump::{self, ColumnKind, ColumnReport, Definitions, DumpOptions};
 use crate::engine::transcode::{self, Legacy, OnMalformed, TextKind, Transcoded};
 use crate::engine::walk::{Found, RunOutputs};
 use crate::engine::{self, EngineOptions, Input, Replacing, Written};
 use crate::mojibake::{Counts, Scanner};
 use crate::report::{self, thousands};
+use crate::sql::SqlDialect;
 
 #[derive(Args, Clone, Debug)]
 pub(crate) struct FixArgs {
@@ -63,16 +64,16 @@ pub(crate) struct FixArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "backup")]
     audit: Option<PathBuf>,
     /// What the audit log holds: every change, or a summary per file and sequence.
-    #[arg(long, value_enum, default_value_t = AuditLevel::Full, requires = "audit")]
-    audit_level: AuditLevel,
+    #[arg(long, value_enum, default_value_t = AuditLevelArg::Full, requires = "audit")]
+    audit_level: AuditLevelArg,
     /// How inputs are read: a SQL dump (`sql`: only the values of text columns are repaired,
     /// blobs are left byte-identical), plain text (`text`), or a dump when its header says so.
-    #[arg(long, value_enum, default_value_t = Format::Auto)]
-    format: Format,
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    format: FormatArg,
     /// With a SQL dump, also rewrite the `latin1` character set of its text columns, their
     /// tables and `SET NAMES` to this one, so that the repaired dump loads as UTF-8.
     #[arg(long, value_enum, value_name = "CHARSET")]
-    convert_charset: Option<dump::Charset>,
+    convert_charset: Option<CharsetArg>,
     /// With a SQL dump, write repaired text into text columns stored in a single-byte character
     /// set (latin1, cp1251, ...; those --convert-charset does not rewrite) and keep that set;
     /// without it (or --convert-charset) such a fix is refused. Right only when the columns are
@@ -198,7 +199,7 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         None => None,
         Some(path) => {
             let command_line = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
-            match AuditLog::create(path, &scanner, args.audit_level, command_line) {
+            match AuditLog::create(path, &scanner, args.audit_level.into(), command_line) {
                 Ok(log) => Some(Mutex::new(log)),
                 Err(error) => return Outcome::failed(&error),
             }
@@ -361,13 +362,13 @@ fn fix_one(
         Ok(destination) => destination,
         Err(error) => return Fixed::Failed(error),
     };
-    let dialect = match dump::dialect_of(input, args.format) {
+    let dialect = match dump::dialect_of(input, args.format.into()) {
         Ok(dialect) => dialect,
         Err(error) => return Fixed::Failed(error),
     };
     let dump = dialect.map(|dialect| DumpOptions {
         dialect,
-        convert_charset: args.convert_charset,
+        convert_charset: args.convert_charset.map(Into::into),
         schema: prepared.definitions.clone(),
         keep_charset: args.keep_charset,
     });
@@ -688,7 +689,9 @@ fn fix_dump_one(
     let (mut report, written) = match destination {
         Destination::Nowhere => {
             let (report, _) = dump::scan_dump(scanner, input, &options, engine, 0)?;
-            if let Some(refusal) = report.refusal_warning(args.convert_charset, args.keep_charset) {
+            if let Some(refusal) =
+                report.refusal_warning(args.convert_charset.map(Into::into), args.keep_charset)
+            {
                 warning = format!("{}: warning: {refusal}\n", input.display_path().display());
             }
             (report, Written::Unchanged)

@@ -13,7 +13,7 @@ use super::{Detection, Outcome};
 use crate::Error;
 use crate::dump::Definitions;
 use crate::engine::walk::{self, Found, WalkOptions};
-use crate::engine::{EngineOptions, Input};
+use crate::engine::{EngineOptions, Input, Progress};
 use crate::mojibake::Scanner;
 
 /// Inputs, and how to read them.
@@ -60,6 +60,8 @@ pub(crate) struct Selection {
 pub(crate) struct Prepared {
     pub(crate) found: Vec<Found>,
     pub(crate) engine: EngineOptions,
+    /// The bar `engine` advances, shown when standard error is a terminal.
+    bar: Option<ProgressBar>,
     pub(crate) pool: rayon::ThreadPool,
     pub(crate) skip_binary: bool,
     /// The tables of the `--schema` dumps, if any.
@@ -106,14 +108,15 @@ impl Selection {
         let pool = pool
             .build()
             .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
-        let progress =
-            (!self.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(&found));
+        let bar = (!self.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(&found));
+        let progress = bar.clone().map(|bar| Arc::new(bar) as Arc<dyn Progress>);
         Ok(Prepared {
             found,
             engine: EngineOptions {
                 mmap: !self.no_mmap,
                 progress,
             },
+            bar,
             pool,
             skip_binary: !self.binary,
             definitions: None,
@@ -148,15 +151,21 @@ impl Prepared {
 
     /// Shows the file being processed next to the bar.
     pub(crate) fn show(&self, input: &Input) {
-        if let Some(bar) = &self.engine.progress {
+        if let Some(bar) = &self.bar {
             bar.set_message(input.display_path().display().to_string());
         }
     }
 
     pub(crate) fn finish(&self) {
-        if let Some(bar) = &self.engine.progress {
+        if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+impl Progress for ProgressBar {
+    fn advance(&self, bytes: u64) {
+        self.inc(bytes);
     }
 }
 

@@ -11,6 +11,7 @@ mod fix;
 mod inputs;
 mod scan;
 mod undo;
+mod values;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,7 +19,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::Error;
-use crate::mojibake::{Readings, Scanner, Strictness, codepage};
+use crate::mojibake::{Readings, Scanner, codepage};
+use values::StrictnessArg;
 
 #[derive(Parser)]
 #[command(
@@ -59,8 +61,8 @@ enum Command {
 #[derive(Args, Clone, Debug)]
 pub(crate) struct Detection {
     /// How much evidence a sequence needs before it is repaired.
-    #[arg(long, value_enum, default_value_t = Strictness::Balanced)]
-    strictness: Strictness,
+    #[arg(long, value_enum, default_value_t = StrictnessArg::Balanced)]
+    strictness: StrictnessArg,
     /// The code pages the text may have been read through, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "latin1,cp1252")]
     readings: Vec<String>,
@@ -76,7 +78,7 @@ impl Detection {
             pages.push(page);
         }
         let readings = Readings::new(&pages).map_err(|e| Error::Usage(e.to_string()))?;
-        Ok(Scanner::new(readings, self.strictness))
+        Ok(Scanner::new(readings, self.strictness.into()))
     }
 }
 

@@ -7,10 +7,11 @@ use rayon::prelude::*;
 
 use super::inputs::Prepared;
 use super::inputs::{FILE_WINDOW, Selection};
+use super::values::FormatArg;
 use super::{Detection, Outcome};
 use crate::Error;
 use crate::charset::{FileFacts, Survey, survey};
-use crate::dump::{self, DumpOptions, DumpReport, Format};
+use crate::dump::{self, DumpOptions, DumpReport};
 use crate::engine::{self, Input};
 use crate::mojibake::{Counts, Scanner};
 use crate::report;
@@ -28,8 +29,8 @@ pub(crate) struct ScanArgs {
     /// How inputs are read: a SQL dump (`sql`: only the values of text columns count, and
     /// every table and column is reported), plain text (`text`), or a dump when its header
     /// says so.
-    #[arg(long, value_enum, default_value_t = Format::Auto)]
-    format: Format,
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    format: FormatArg,
     #[command(flatten)]
     detection: Detection,
 }
@@ -161,7 +162,7 @@ fn scan_and_survey(
     input: &Input,
     prepared: &Prepared,
 ) -> Result<(Counts, Survey, Option<Box<DumpReport>>), Error> {
-    let (counts, head, tables) = match dump::dialect_of(input, args.format)? {
+    let (counts, head, tables) = match dump::dialect_of(input, args.format.into())? {
         Some(dialect) => {
             let options = DumpOptions {
                 dialect,

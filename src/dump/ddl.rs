@@ -19,9 +19,9 @@ use std::ops::Range;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::schema::{self, Column, ColumnKind, Schema, Table, Types};
-use super::tokens::{Kind, Token};
-use crate::charset::NOT_A_COLUMN;
-use crate::charset::{SqlDialect, postgresql_encoding, sql_declarations};
+use crate::charset::{postgresql_encoding, sql_declarations};
+use crate::sql::tokens::{Kind, Token, qualified_name};
+use crate::sql::{NOT_A_COLUMN, SqlDialect, created_object};
 
 /// A change of a few bytes in the DDL, for `--convert-charset`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,34 +103,6 @@ pub(crate) struct Domain {
     pub name: String,
     pub kind: ColumnKind,
     pub text_literals: Vec<Range<usize>>,
-}
-
-/// The words that may stand between `CREATE` and the kind of object it creates (also for the
-/// survey's walk over `CREATE` statements, `charset::sql`).
-pub(crate) const CREATE_MODIFIERS: [&str; 7] = [
-    "OR",
-    "REPLACE",
-    "TEMPORARY",
-    "TEMP",
-    "UNLOGGED",
-    "GLOBAL",
-    "LOCAL",
-];
-
-/// A possibly qualified name at `tokens[at]` (`db`.`t`, `public.t`): its parts, and the index
-/// after it.
-pub(crate) fn qualified_name(buf: &[u8], tokens: &[Token], at: usize) -> (Vec<String>, usize) {
-    let mut parts = Vec::new();
-    let mut i = at;
-    while let Some(part) = tokens.get(i).and_then(|t| t.name(buf)) {
-        parts.push(part);
-        i += 1;
-        if !tokens.get(i).is_some_and(|t| t.is_punct(b'.')) {
-            break;
-        }
-        i += 1;
-    }
-    (parts, i)
 }
 
 /// The name a table is known by: as written, qualified with the database of the last `USE`
@@ -270,17 +242,6 @@ fn convert_edit(buf: &[u8], token: &Token, collation: bool) -> Option<Edit> {
         span: token.span.clone(),
         text,
     })
-}
-
-/// The index of the object keyword of a `CREATE` statement (`TABLE` in `CREATE TEMPORARY
-/// TABLE`), if the statement has one.
-pub(crate) fn created_object(buf: &[u8], tokens: &[Token]) -> Option<usize> {
-    (1..tokens.len()).find(|&i| !is_create_modifier(buf, &tokens[i]))
-}
-
-/// Whether `token` is one of the [`CREATE_MODIFIERS`].
-pub(crate) fn is_create_modifier(buf: &[u8], token: &Token) -> bool {
-    CREATE_MODIFIERS.iter().any(|m| token.is(buf, m))
 }
 
 /// Reads a `CREATE TABLE` statement (its tokens, without the delimiter). `None` when the
@@ -1137,8 +1098,8 @@ pub(crate) fn comment_literal(buf: &[u8], tokens: &[Token]) -> Option<Range<usiz
 
 #[cfg(test)]
 mod tests {
-    use super::super::tokens::Tokenizer;
     use super::*;
+    use crate::sql::tokens::Tokenizer;
 
     fn tokens_of(dialect: SqlDialect, sql: &str) -> Vec<Token> {
         let mut tokenizer = Tokenizer::new(dialect);

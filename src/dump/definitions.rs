@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 use super::lexer::Lexer;
 use super::schema::Schema;
 use super::{BlockLexer, Format, LexedBuffer, ReadFor, dialect_of, lex_error};
-use crate::charset::SqlDialect;
 use crate::engine::{self, EngineOptions, Input};
 use crate::error::Error;
 use crate::mojibake::Readings;
+use crate::sql::SqlDialect;
 
 /// The tables that dumps of a schema define, ready to be lent to dumps of its data.
 #[derive(Debug)]

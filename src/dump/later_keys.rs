@@ -46,10 +46,10 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::ddl::{self, Context};
 use super::schema::{Schema, Types};
-use super::tokens::{Kind, Tokenizer};
-use crate::charset::SqlDialect;
 use crate::engine::Input;
 use crate::error::Error;
+use crate::sql::SqlDialect;
+use crate::sql::tokens::{Kind, Tokenizer};
 
 /// What starts the table of contents entry `pg_dump` writes before every object: `-- Name: `
 /// at the start of a line (the first line of a dump is its header, never an entry).

@@ -27,10 +27,10 @@ use std::ops::Range;
 use super::ddl::{self, Edit};
 use super::later_keys::LaterKeys;
 use super::schema::{Column, ColumnKind, Schema, Table};
-use super::tokens::{
+use crate::sql::tokens::{
     Body, Kind, Stop, Token, Tokenizer, copy_field_body, is_word_byte, string_body,
 };
-use crate::charset::{MAX_STATEMENT_BYTES, SqlDialect};
+use crate::sql::{MAX_STATEMENT_BYTES, SqlDialect, is_create_modifier};
 
 /// What the lexer found in one buffer. Offsets are the buffer's; every list is in order.
 #[derive(Debug, Default)]
@@ -564,7 +564,7 @@ impl Lexer {
             // already known to be a modifier: only the last is looked at (a statement of
             // modifiers is read in linear time).
             let object = tokens.len() - 1;
-            if object == 0 || ddl::is_create_modifier(buf, &tokens[object]) {
+            if object == 0 || is_create_modifier(buf, &tokens[object]) {
                 return Some(Class::Undecided);
             }
             let postgresql = !self.mysql();

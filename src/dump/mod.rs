@@ -22,13 +22,13 @@
 //! - `lexer.rs`: walks the dump in order, block by block, keeping its state from one block to
 //!   the next (a `CREATE TABLE` over several lines, a `COPY` block, a value in a line of many
 //!   megabytes), and says where each value is and to which table, column and row it belongs.
-//!   Built on `tokens.rs` (the two dialects' lexical rules), `ddl.rs` (statements read whole)
+//!   Built on [`crate::sql`]'s tokenizer (the two dialects' lexical rules), `ddl.rs` (statements read whole)
 //!   and `schema.rs` (tables and column kinds).
 //! - `sink.rs`: between the scanner and the output: passes runs inside text values on as
 //!   found, and every other run as left alone; counts per column; writes the repair; tells the
 //!   audit log ([`DumpAudit`]) every change with the table, column and row it lies in.
-//! - [`report`]: the per-table, per-column view of `scan` (text and JSON), and [`RowId`], the
-//!   way both `scan` and the audit log name a row.
+//! - [`report`]: the per-table, per-column view of `scan` (text and JSON), and [`RowId`] and
+//!   [`Cell`], the way both `scan` and the audit log name a row and a value in it.
 //! - `later_keys.rs`: a look at the end of a full `pg_dump` file, before it is lexed, for the
 //!   primary keys it declares only after its data, so that `scan` and the audit log name its
 //!   rows by key too (a `fix` without audit log names none, and does not look).
@@ -71,7 +71,6 @@ mod lexer;
 pub mod report;
 mod schema;
 mod sink;
-mod tokens;
 
 use std::io::{self, Write};
 use std::ops::Range;
@@ -79,22 +78,22 @@ use std::path::Path;
 use std::sync::{Arc, mpsc};
 
 pub use definitions::Definitions;
-pub use report::{ColumnReport, DumpReport, RowId, TableReport};
+pub use report::{Cell, ColumnReport, DumpReport, RowId, TableReport};
 pub use schema::ColumnKind;
 pub use sink::DumpAudit;
 
-use crate::charset::SqlDialect;
 use crate::engine::blocks::BLOCK_SIZE;
 use crate::engine::transcode::{self, TextKind};
 use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::Error;
 use crate::mojibake::{Counts, RecordedScan, Scanner, ScopedValue};
+use crate::sql::SqlDialect;
 pub use lexer::LexError;
 use lexer::{Lexed, Lexer, Place};
 use sink::{DumpSink, Failed, Findings, TableNames};
 
 /// How an input is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
     /// A SQL dump if its header says so, plain text otherwise.
     #[default]
@@ -106,7 +105,7 @@ pub enum Format {
 }
 
 /// The character set `--convert-charset` gives repaired text columns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Charset {
     Utf8mb4,
 }

@@ -11,9 +11,9 @@ use serde_json::{Map, Value, json};
 use super::schema::{ColumnKind, Schema, Table};
 use super::sink::Findings;
 use super::{Charset, Unloadable};
-use crate::charset::SqlDialect;
+use crate::format::thousands;
 use crate::mojibake::{Counts, Readings};
-use crate::report::thousands;
+use crate::sql::SqlDialect;
 
 /// One column of a dump.
 #[derive(Debug)]
@@ -64,6 +64,14 @@ pub struct DumpReport {
     pub tables: Vec<TableReport>,
     /// Character set declarations rewritten by `--convert-charset`.
     pub charset_edits: u64,
+}
+
+/// Where a repair in a SQL dump lies: the value of a table's column in one row.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cell {
+    pub table: String,
+    pub column: String,
+    pub row: RowId,
 }
 
 /// Which row of a table a value belongs to: its primary key where the key is known as the

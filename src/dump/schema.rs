@@ -16,7 +16,7 @@
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 
-use crate::charset::SqlDialect;
+use crate::sql::SqlDialect;
 
 /// What a column holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -18,9 +18,8 @@ use std::io::{self, Write};
 use std::ops::Range;
 
 use super::lexer::{Lexed, Place, Value};
-use super::report::{RowId, key_names_in_row_order};
+use super::report::{Cell, RowId, key_names_in_row_order};
 use super::schema::Table;
-use crate::audit::record::Cell;
 use crate::error::Error;
 use crate::mojibake::counts::{CountingSink, Sequences};
 use crate::mojibake::{Counts, Run, Sink};

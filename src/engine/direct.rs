@@ -3,8 +3,9 @@
 //! `fix` writes every repaired file to a temporary file that it syncs before renaming it into
 //! place, so the bytes have to reach the disk before the run is done anyway. Written the usual
 //! way, each byte is first copied into the page cache, by the CPU, on the thread that writes;
-//! on a two-core machine that copy took longer than the whole scan (`perf`: 61% of `fix -o`
-//! in the kernel's copy into fresh page-cache pages). Here the chunks are handed to a thread
+//! on a two-core machine that copy took longer than the whole scan (a profile of `fix -o`
+//! found most of its time in the kernel's copy into fresh page-cache pages). Here the chunks
+//! are handed to a thread
 //! that writes them with `O_DIRECT`: the disk reads them from our buffer (DMA), the CPU copies
 //! nothing, and the thread waits on the disk while the scanner goes on with the next blocks.
 //!

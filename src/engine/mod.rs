@@ -25,7 +25,7 @@ use std::ops::Range;
 use std::os::unix::fs::MetadataExt;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use crate::error::{Change, Error};
@@ -73,13 +73,29 @@ impl Input {
     }
 }
 
+/// Told how much of the inputs is done, as it is: what a progress bar needs, without the
+/// library knowing how it is drawn. Called from the worker threads.
+pub trait Progress: Send + Sync {
+    /// `bytes` more of the input have been processed.
+    fn advance(&self, bytes: u64);
+}
+
 /// How inputs are read and what is reported while they are.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct EngineOptions {
     /// Memory-map regular files (the default); `false` reads them like a pipe.
     pub mmap: bool,
     /// Advanced by the number of bytes done, as blocks are finished.
-    pub progress: Option<indicatif::ProgressBar>,
+    pub progress: Option<Arc<dyn Progress>>,
+}
+
+impl std::fmt::Debug for EngineOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineOptions")
+            .field("mmap", &self.mmap)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 impl Default for EngineOptions {
@@ -93,10 +109,10 @@ impl Default for EngineOptions {
 
 /// How many blocks per thread a mapped input is processed ahead of the one consumed. The
 /// consumer is itself one of the pool's threads, which processes queued blocks while it waits
-/// for the next one in order; with two per thread, the other threads often found every block
-/// of the window started and sat idle until it came back (`fix -o /dev/null -j2` took 0.585 s
-/// against 0.505 s with four, 1.57× against 1.78× its `-j1`). A block in flight costs only its
-/// results (counts, patches): its bytes are the map's.
+/// for the next one in order; with a smaller window the other threads often find every block
+/// of it started and sit idle until the consumer comes back (measured in `benches/RESULTS.md`,
+/// "Blocks in flight per thread"). A block in flight costs only its results (counts,
+/// patches): its bytes are the map's.
 const BLOCKS_AHEAD_PER_THREAD: usize = 4;
 
 /// An opened input.
@@ -125,7 +141,7 @@ fn for_each_block<T: Send>(
     let path = input.display_path();
     let done = |bytes: usize| {
         if let Some(progress) = &options.progress {
-            progress.inc(bytes as u64);
+            progress.advance(bytes as u64);
         }
     };
     match input.open(options.mmap)? {

@@ -478,7 +478,7 @@ impl<W: Write> Utf8Output<'_, W> {
              (--lossy replaces them with U+FFFD)",
             self.done.from.name(),
             if length == 1 { "" } else { "s" },
-            crate::report::thousands(self.done.malformed)
+            crate::format::thousands(self.done.malformed)
         );
         Err(Error::Read {
             path: input.display_path(),

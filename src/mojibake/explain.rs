@@ -6,7 +6,7 @@ use std::fmt::{self, Write as _};
 
 use super::repair::repair;
 use super::scanner::{Run, Scanner, Sink};
-use crate::report::hex;
+use crate::format::hex;
 
 /// One run as `explain` shows it.
 #[derive(Clone, Debug)]

@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+pub use crate::format::{hex, thousands};
 use crate::mojibake::counts::SequenceCount;
 use crate::mojibake::{Counts, Readings};
 
@@ -64,25 +65,6 @@ pub fn record(kind: &str, path: Option<&str>, mut body: Value) -> Value {
         }
     }
     body
-}
-
-/// Lower-case hexadecimal, bytes joined by `separator`.
-pub fn hex(bytes: &[u8], separator: &str) -> String {
-    let pairs: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    pairs.join(separator)
-}
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 /// A few lines for a person: the headline, then the most frequent sequences.

@@ -1,7 +1,7 @@
-//! Seed 003's validome example documents, built byte for byte: shared by the policy tests
+//! Validome's example documents, built byte for byte: shared by the policy tests
 //! (`charset_validome.rs`) and the `detect` command tests (`cli_detect.rs`).
 //!
-//! Each document is the listing of the seed (lines 1-10, `\n` line ends) in the encoding the
+//! Each document is validome's listing (lines 1-10, `\n` line ends) in the encoding the
 //! example describes: ISO-8859-1 where the document is Latin-1, UTF-8 with or without its BOM,
 //! UTF-16LE with or without `FF FE`.
 

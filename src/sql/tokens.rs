@@ -1,4 +1,5 @@
-//! SQL tokens of a dump, read from buffers that may end anywhere.
+//! SQL tokens, read from buffers that may end anywhere: the blocks of a dump as the dump lexer
+//! reads them, or one statement read whole (the declarations `charset` looks for).
 //!
 //! A dump arrives in blocks, and a block can end inside a comment, a string or a routine body,
 //! so the tokenizer keeps what is still open ([`Open`]) from one buffer to the next. Where it
@@ -17,7 +18,7 @@ use std::ops::Range;
 
 use memchr::{memchr, memchr2, memchr3};
 
-use crate::charset::SqlDialect;
+use super::SqlDialect;
 
 /// What the tokenizer found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -583,6 +584,32 @@ impl Tokenizer {
             span: from..end,
         })
     }
+}
+
+/// A possibly qualified name at `tokens[at]` (`db`.`t`, `public.t`): its parts, names as
+/// [`Token::name`] reads them, and the index after it.
+pub(crate) fn qualified_name(buf: &[u8], tokens: &[Token], at: usize) -> (Vec<String>, usize) {
+    qualified_name_by(tokens, at, |token| token.name(buf))
+}
+
+/// A possibly qualified name at `tokens[at]`, its parts read by `part` (which says what a
+/// token names, if it names anything), and the index after it.
+pub(crate) fn qualified_name_by(
+    tokens: &[Token],
+    at: usize,
+    part: impl Fn(&Token) -> Option<String>,
+) -> (Vec<String>, usize) {
+    let mut parts = Vec::new();
+    let mut i = at;
+    while let Some(part) = tokens.get(i).and_then(&part) {
+        parts.push(part);
+        i += 1;
+        if !tokens.get(i).is_some_and(|t| t.is_punct(b'.')) {
+            break;
+        }
+        i += 1;
+    }
+    (parts, i)
 }
 
 #[cfg(test)]
