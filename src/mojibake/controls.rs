@@ -19,7 +19,7 @@
 //!   the runs. The same bytes are other characters in other code pages: MacRoman's `\u{92}`
 //!   is `í` (`tur\u{92}stico`), and a Windows-1251 text read as Latin-1 holds Cyrillic.
 
-use super::classes::{CharClass, class_of};
+use super::classes::{CharClass, class_of, is_alphabetic};
 use super::codepage::{CodePage, WINDOWS_1252};
 use super::plausibility::{Evidence, Verdict};
 
@@ -62,7 +62,7 @@ pub(crate) fn judge_controls(
     if matches!(before, Some('â' | 'ð')) {
         return Verdict::Rejected(Evidence::AmongControls(first));
     }
-    let letter = |c: Option<char>| c.is_some_and(char::is_alphabetic);
+    let letter = |c: Option<char>| c.is_some_and(is_alphabetic);
     let between_letters = letter(before) && letter(after);
     for &c in repaired {
         let fits = match class_of(c) {

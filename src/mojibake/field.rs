@@ -35,7 +35,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use super::classes::{CharClass, Script, class_of};
+use super::classes::{CharClass, Script, class_of, is_alphabetic};
 use super::codepage::{Readings, is_lead_byte};
 use super::matcher::RepairedChar;
 use super::plausibility::{CONTEXT_WINDOW, Evidence, Verdict};
@@ -71,9 +71,19 @@ static MAY_END_FIELD: [bool; 256] = {
     table
 };
 
+/// How long a gap between runs is searched byte by byte rather than with `memchr`.
+const SHORT_GAP: usize = 32;
+
 /// The first byte in `range` that ends a field. The gaps between runs are searched with
 /// `memchr`, since in text dense with look-alikes they add up to most of the input.
 pub(crate) fn first_field_end(input: &[u8], range: Range<usize>) -> Option<usize> {
+    // Most gaps in garbled text are a few bytes long: a table lookup per byte beats the set-up
+    // of two vector searches there.
+    if range.len() <= SHORT_GAP {
+        return range
+            .into_iter()
+            .find(|&at| MAY_END_FIELD[usize::from(input[at])] && ends_field(input, at));
+    }
     let mut at = range.start;
     while at < range.end {
         let gap = &input[at..range.end];
@@ -141,7 +151,7 @@ impl CleanText {
                 if u32::from(c) >= 0x100 {
                     found.beyond_latin1 = found.beyond_latin1.or(Some(c));
                 }
-                found.latin1_letter |= ('\u{c0}'..='\u{ff}').contains(&c) && c.is_alphabetic();
+                found.latin1_letter |= ('\u{c0}'..='\u{ff}').contains(&c) && is_alphabetic(c);
             }
             at += size.max(1);
             // Once both are found, nothing further changes a decision: a Latin-1 letter only
@@ -182,10 +192,10 @@ pub(crate) fn lone_letter(
         CharClass::Letter(Script::Latin) if u32::from(c.original) < 0x100 => return None,
         CharClass::Letter(Script::Latin) => LATIN_EXTENDED,
         CharClass::Letter(script) => script as u32,
-        CharClass::Rare if c.original.is_alphabetic() => 0x100 + (u32::from(c.original) >> 7),
+        CharClass::Rare if is_alphabetic(c.original) => 0x100 + (u32::from(c.original) >> 7),
         _ => return None,
     };
-    let letter = |c: Option<char>| c.is_some_and(char::is_alphabetic);
+    let letter = |c: Option<char>| c.is_some_and(is_alphabetic);
     (!letter(before) && !letter(after)).then_some(key)
 }
 

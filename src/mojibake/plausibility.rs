@@ -46,7 +46,7 @@
 
 use std::fmt;
 
-use super::classes::{CharClass, Script, class_of, script_of};
+use super::classes::{CharClass, Script, class_of, is_alphabetic, script_of};
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char};
 
 /// How far, in bytes within the same field, a certain run lends its evidence to an ambiguous one.
@@ -317,7 +317,7 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
                 // A rare letter standing alone, touching no letter (an IPA letter or a
                 // syllable of a list of letters): correct text could hold its garbled form
                 // alone too, so its field decides.
-                None if c.is_alphabetic() && !is_letter(run.before) && !is_letter(run.after) => {
+                None if is_alphabetic(c) && !is_letter(run.before) && !is_letter(run.after) => {
                     Verdict::Ambiguous(Evidence::LoneRareLetter(c))
                 }
                 None => Verdict::Rejected(Evidence::RareCharacter(c)),
@@ -327,7 +327,7 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
         // (Adlam, New Tai Lue, IPA): judged as one below. Rare symbols stay rejected.
         if let Some(symbol) = run
             .repaired()
-            .find(|&c| class_of(c) == CharClass::Rare && !c.is_alphabetic())
+            .find(|&c| class_of(c) == CharClass::Rare && !is_alphabetic(c))
         {
             return Verdict::Rejected(Evidence::RareCharacter(symbol));
         }
@@ -364,7 +364,7 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
         && continuations.len() >= 2
         && continuations
             .iter()
-            .all(|&c| is_visible_symbol(c) || c.is_alphabetic())
+            .all(|&c| is_visible_symbol(c) || is_alphabetic(c))
         && continuations.iter().any(|&c| is_visible_symbol(c))
     {
         return Verdict::Certain(Evidence::PunctuationPileUp);
@@ -429,7 +429,7 @@ enum WordBreak {
 /// running text (Azerbaijani `ə`, Akan `ɛ ɔ`, Ewe `ɖ ʋ`, Hausa `ɗ`, Hawaiian `ʻ`), as opposed
 /// to the symbols of those blocks (`˘ ˙ ˚ ˛ ˜ ˝`).
 fn is_written_phonetic_letter(c: char) -> bool {
-    ('\u{250}'..='\u{2FF}').contains(&c) && c.is_alphabetic()
+    ('\u{250}'..='\u{2FF}').contains(&c) && is_alphabetic(c)
 }
 
 /// Whether the rare character a one-sequence `run` repairs to is a letter some language

@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use super::classes::{Script, script_of};
+use super::classes::{Script, is_alphabetic, script_of};
 use super::codepage::{ReadingMask, Readings, WINDOWS_1252, is_lead_byte};
 use super::controls::{control_at, judge_controls};
 use super::field::{Deeper, Field, FieldEvidence, Signals, is_weak_certainty, lone_letter};
@@ -128,7 +128,7 @@ fn glued_to_symbol(text: &[u8], before: Option<char>) -> bool {
     };
     let spacing_accent = SYMBOLS_AFTER_NO_LETTER.contains(&symbol);
     let case_break = before.is_some_and(char::is_lowercase) && letter.is_uppercase();
-    letter.is_alphabetic() && !symbol.is_alphanumeric() && (spacing_accent || case_break)
+    is_alphabetic(letter) && !symbol.is_alphanumeric() && (spacing_accent || case_break)
 }
 
 /// Whether an ambiguous inner layer, under an outer one that is certain, is the likelier text
@@ -164,9 +164,11 @@ pub(crate) fn speaks_for_itself(
             let script = before.and_then(script_of);
             // A small letter fits after one capital (`Dì`, `Pó`), not between two.
             let case_fits = inner.original.is_uppercase() || !after.is_some_and(char::is_uppercase);
-            // Beyond Latin Extended-A, the Latin letters are phonetic or rare, while the pair
-            // they are garbled into is two capitals a word may hold (`BANGLADÉŠAN`, not `Ɋ`).
-            let common = u32::from(inner.original) <= 0x17F;
+            // From U+0240 on, the Latin letters are late additions and phonetic signs that
+            // almost no one writes, while the pair they are garbled into, `É` and a capital, is
+            // one a word may hold (`BANGLADÉŠAN`, not `Ɋ`); below, the letters of Africa
+            // (`Ɗ`), of Pinyin and of Romanian are written every day.
+            let common = u32::from(inner.original) < 0x240;
             script.is_some() && script == script_of(inner.original) && case_fits && common
         }
         // A capital in a word in capitals, the capital before it or after it
@@ -732,6 +734,7 @@ mod tests {
             "Ž",
             "ī",
             "ISPAAÑ",
+            "SEEƊTO",
             "COMMUTACIÓ IMMEDIATA",
             "Д Е З",
         ] {

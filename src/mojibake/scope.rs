@@ -25,7 +25,7 @@ use std::ops::Range;
 
 use rustc_hash::FxHashMap;
 
-use super::classes::{Script, script_of};
+use super::classes::{Script, is_alphabetic, script_of};
 use super::field::{FieldEvidence, KeptBecause};
 use super::matcher::{RepairedChar, decode_last_char};
 use super::plausibility::{Evidence, Verdict, neighbours};
@@ -119,7 +119,7 @@ pub(crate) fn may_borrow(
     let [repaired] = chars else {
         return false;
     };
-    let letter = |c: Option<char>| c.is_some_and(char::is_alphabetic);
+    let letter = |c: Option<char>| c.is_some_and(is_alphabetic);
     match verdict.evidence() {
         // A letter and an apostrophe that make up a value of their own (`Ã’` → `Ò`).
         Evidence::Apostrophe => !letter(before) && !letter(after),
