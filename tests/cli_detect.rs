@@ -174,7 +174,7 @@ fn validome_documents_and_their_exit_codes() {
         &["--json", "--content-type", "text/html", text(&nothing)],
         b"",
     );
-    assert_eq!(run.code, Some(2));
+    assert_eq!(run.code, Some(3), "undetermined is not a usage error");
     let record = run.record();
     assert_eq!(record["encoding"], Value::Null);
     assert_eq!(record["label"], Value::Null);
@@ -326,7 +326,7 @@ fn several_inputs_standard_input_and_errors() {
     assert_eq!(records.len(), 3, "{}", run.stdout);
     assert_eq!(records[0]["encoding"], "UTF-8");
     assert_eq!(records[1]["path"], "-");
-    assert_eq!(codes(&records[1]), ["no-charset"]);
+    assert_eq!(codes(&records[1]), ["ascii-only"]);
     assert_eq!(records[2]["type"], "error");
     assert_eq!(records[2]["path"], text(&missing));
     assert!(
@@ -346,6 +346,67 @@ fn several_inputs_standard_input_and_errors() {
         run.stdout
     );
     assert!(run.stdout.contains("  declared: meta \"utf-8\" (UTF-8)\n"));
+}
+
+/// German prose in windows-1252, long enough for a confident guess.
+fn legacy_prose() -> Vec<u8> {
+    let text = "Gr\u{FC}\u{DF}e aus K\u{F6}ln: sch\u{F6}ne Stra\u{DF}en, \u{C4}rger \u{FC}ber \
+                \u{D6}l und M\u{FC}ll, f\u{FC}nf B\u{E4}ume vor der T\u{FC}r. "
+        .repeat(6);
+    text.chars()
+        .map(|c| u8::try_from(u32::from(c)).expect("Latin-1 text"))
+        .collect()
+}
+
+#[test]
+fn always_an_answer_and_honest_about_its_footing() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let legacy = write(dir.path(), "legacy.txt", &legacy_prose());
+    let run = detect(&["--json", text(&legacy)], b"");
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    let record = run.record();
+    assert_eq!(record["encoding"], "windows-1252");
+    assert_eq!(record["source"], "detected");
+    assert_eq!(record["guess"], true);
+    let confidence = record["confidence"].as_f64().unwrap_or(-1.0);
+    assert!((0.5..=1.0).contains(&confidence), "{record}");
+    assert_eq!(codes(&record), ["guessed"]);
+    assert_eq!(record["diagnostics"][0]["level"], "notice");
+
+    let run = detect(&[text(&legacy)], b"");
+    let first = run.stdout.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        format!("{}: windows-1252 (guess, {confidence:.2})", text(&legacy))
+    );
+
+    let refused = detect(&["--json", "--min-confidence", "1", text(&legacy)], b"");
+    assert_eq!(refused.code, Some(3), "{}", refused.stdout);
+    let record = refused.record();
+    assert_eq!(record["encoding"], Value::Null);
+    assert_eq!(record["guess"], false);
+    assert_eq!(codes(&record), ["no-charset"]);
+    let message = record["diagnostics"][0]["message"].as_str().unwrap_or("");
+    assert!(message.contains("too little evidence"), "{message}");
+
+    let ascii = write(dir.path(), "ascii.html", b"<html><p>plain</p></html>");
+    let empty = write(dir.path(), "empty.html", b"");
+    let run = detect(&["--json", text(&ascii), text(&empty)], b"");
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    let records = run.records();
+    assert_eq!(records.len(), 2, "{}", run.stdout);
+    for (record, code) in records.iter().zip(["ascii-only", "empty"]) {
+        assert_eq!(record["encoding"], "US-ASCII", "{record}");
+        assert_eq!(record["source"], "detected");
+        assert_eq!(record["guess"], false);
+        assert_eq!(codes(record), [code]);
+    }
+
+    for bad in ["1.5", "-0.1", "NaN"] {
+        let run = detect(&[&format!("--min-confidence={bad}"), text(&ascii)], b"");
+        assert_eq!(run.code, Some(2), "{bad}: {}", run.stderr);
+        assert!(run.stderr.contains("--min-confidence"), "{}", run.stderr);
+    }
 }
 
 #[test]

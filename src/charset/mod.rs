@@ -84,7 +84,7 @@ mod xml;
 pub use bom::{byte_order_mark_length, encoding_from_byte_order_mark};
 pub use content_type::{HeaderParameter, encoding_from_content_type, first_header_component};
 pub use detect::{
-    ByteEvidence, CONFIDENT_NON_ASCII_BYTES, Confidence, DetectionMethod, detect_from_bytes,
+    ByteEvidence, CONFIDENT_NON_ASCII_BYTES, Confidence, DetectionMethod, Score, detect_from_bytes,
 };
 pub use ebcdic::EbcdicCodePage;
 pub use first_chars::{DEFAULT_WHITESPACE, encoding_from_first_chars};
@@ -97,8 +97,8 @@ pub use http_message::{HttpHeader, HttpMessage};
 pub use labels::{KnownEncoding, LabelMeaning, labels_agree};
 pub use meta::encoding_from_meta_element;
 pub use policy::{
-    Declaration, Determination, Diagnostic, DiagnosticCode, Level, PolicyOptions, determine,
-    determine_http_message,
+    ASCII, DEFAULT_MIN_CONFIDENCE, Declaration, Determination, Diagnostic, DiagnosticCode, Level,
+    PolicyOptions, determine, determine_http_message,
 };
 pub use prescan::{Html5Encoding, encoding_from_html5_prescan, prescan_meta};
 pub use source::{Source, SourcedEncoding};

@@ -29,7 +29,7 @@ use serde::Serialize;
 use super::bom::split_byte_order_mark;
 use super::content_type::encoding_from_content_type;
 use super::detect::{
-    ByteEvidence, DetectionMethod, detect_after_bom, wide_unicode_from_first_chars,
+    ByteEvidence, DetectionMethod, Score, detect_after_bom, wide_unicode_from_first_chars,
 };
 use super::http_message::HttpMessage;
 use super::labels::{KnownEncoding, LabelMeaning, labels_agree};
@@ -54,16 +54,30 @@ pub struct PolicyOptions {
     pub assume: Option<String>,
     /// Whether an XML declaration counts as a declaration (HTML::Encoding's `xhtml`); on.
     pub xhtml: bool,
+    /// The score a statistical guess needs to be the answer when nothing declares or
+    /// identifies the encoding; a weaker guess leaves the document undetermined
+    /// (`no-charset`). [`DEFAULT_MIN_CONFIDENCE`] by default.
+    pub min_confidence: Score,
 }
+
+/// The default [`PolicyOptions::min_confidence`]: a guess as likely right as wrong, which
+/// takes about ten non-ASCII bytes that the guess decodes cleanly (see [`Score`]).
+pub const DEFAULT_MIN_CONFIDENCE: f64 = 0.5;
 
 impl Default for PolicyOptions {
     fn default() -> Self {
         Self {
             assume: None,
             xhtml: true,
+            min_confidence: Score::from_value(DEFAULT_MIN_CONFIDENCE).unwrap_or_default(),
         }
     }
 }
+
+/// The name given to a pure-ASCII (or empty) document that nothing declares: not an
+/// encoding of the WHATWG table, which reads `US-ASCII` as windows-1252, but what such a
+/// document is, and what every ASCII-compatible encoding reads alike.
+pub const ASCII: &str = "US-ASCII";
 
 /// How serious a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -110,6 +124,14 @@ pub enum DiagnosticCode {
     NoEncoding,
     /// The file holds double-encoded characters ([`crate::charset::survey`] only; warning).
     DoubleEncoded,
+    /// Nothing declares or identifies the encoding; the answer is a statistical guess
+    /// (notice).
+    Guessed,
+    /// Nothing declares the encoding and the body is all ASCII: the answer is `US-ASCII`,
+    /// which any ASCII-compatible encoding reads alike (notice).
+    AsciiOnly,
+    /// The document is empty: the answer is `US-ASCII`, as for ASCII (notice).
+    Empty,
 }
 
 impl DiagnosticCode {
@@ -125,6 +147,9 @@ impl DiagnosticCode {
             Self::Assumed => "assumed",
             Self::NoEncoding => "no-encoding",
             Self::DoubleEncoded => "double-encoded",
+            Self::Guessed => "guessed",
+            Self::AsciiOnly => "ascii-only",
+            Self::Empty => "empty",
         }
     }
 }
@@ -260,6 +285,11 @@ pub struct Determination {
     pub label: Option<String>,
     /// The winning source.
     pub source: Option<Source>,
+    /// Whether the answer is only a statistical guess (source `detected`).
+    pub guess: bool,
+    /// For a guess, its score (0 to 1); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Score>,
     /// Every declaration found, in priority order (header, BOM, XML, each `<meta>`).
     pub declared: Vec<Declaration>,
     /// What the bytes say.
@@ -338,10 +368,11 @@ pub fn determine(
         claims.insert(after_bom, claim);
     }
 
-    let mut winner = choose_winner(&claims).cloned();
+    let winner = choose_winner(&claims).cloned();
     diagnostics.extend(conflicts(&claims, detected.as_ref(), winner.as_ref()));
     diagnostics.extend(notices(&declared, detected.as_ref(), winner.as_ref()));
 
+    let mut answer = winner.as_ref().map(Answer::of_claim);
     if winner.is_none() {
         match assumed_claim(options.assume.as_deref()) {
             Some(claim) => {
@@ -355,7 +386,7 @@ pub fn determine(
                     ),
                 });
                 diagnostics.extend(guess_differs(detected.as_ref(), &claim));
-                winner = Some(claim);
+                answer = Some(Answer::of_claim(&claim));
             }
             None => {
                 if let Some(label) = &options.assume {
@@ -367,18 +398,118 @@ pub fn determine(
                         ),
                     });
                 }
-                diagnostics.push(no_charset(detected.as_ref()));
+                let (undeclared, diagnostic) =
+                    undeclared_answer(body, detected.as_ref(), options.min_confidence);
+                answer = undeclared;
+                diagnostics.push(diagnostic);
             }
         }
     }
 
     Determination {
-        encoding: winner.as_ref().map(|w| w.encoding.name().to_owned()),
-        label: winner.as_ref().map(|w| w.label.clone()),
-        source: winner.as_ref().map(|w| w.source),
+        encoding: answer.as_ref().map(|a| a.encoding.clone()),
+        label: answer.as_ref().map(|a| a.label.clone()),
+        source: answer.as_ref().map(|a| a.source),
+        guess: answer.as_ref().is_some_and(|a| a.confidence.is_some()),
+        confidence: answer.as_ref().and_then(|a| a.confidence),
         declared,
         detected,
         diagnostics,
+    }
+}
+
+/// The answer of [`determine`], before it is spread over [`Determination`]'s fields.
+struct Answer {
+    encoding: String,
+    label: String,
+    source: Source,
+    /// The score of a guess; `None` for anything else.
+    confidence: Option<Score>,
+}
+
+impl Answer {
+    fn of_claim(claim: &Claim) -> Self {
+        Self {
+            encoding: claim.encoding.name().to_owned(),
+            label: claim.label.clone(),
+            source: claim.source,
+            confidence: None,
+        }
+    }
+
+    /// `US-ASCII`, detected.
+    fn ascii() -> Self {
+        Self {
+            encoding: ASCII.to_owned(),
+            label: ASCII.to_owned(),
+            source: Source::Detected,
+            confidence: None,
+        }
+    }
+}
+
+/// What can still be said of a document that nothing declares and the bytes do not identify,
+/// with the diagnostic saying on what footing: a guess strong enough, ASCII, emptiness; or
+/// nothing (`no-charset`).
+fn undeclared_answer(
+    body: &[u8],
+    detected: Option<&ByteEvidence>,
+    min_confidence: Score,
+) -> (Option<Answer>, Diagnostic) {
+    let notice = |code, message| Diagnostic {
+        level: Level::Notice,
+        code,
+        message,
+    };
+    let Some(evidence) = detected else {
+        if body.is_empty() {
+            let message = "the document is empty: every encoding reads it alike".to_owned();
+            return (
+                Some(Answer::ascii()),
+                notice(DiagnosticCode::Empty, message),
+            );
+        }
+        return (None, no_charset(None, ""));
+    };
+    if evidence.method == DetectionMethod::Ascii {
+        let message = format!(
+            "nothing declares the charset; {}, UTF-8 included",
+            evidence.evidence
+        );
+        return (
+            Some(Answer::ascii()),
+            notice(DiagnosticCode::AsciiOnly, message),
+        );
+    }
+    let guessed = evidence
+        .encoding
+        .as_deref()
+        .and_then(KnownEncoding::for_label)
+        .zip(evidence.confidence.filter(|_| evidence.guess));
+    match guessed {
+        Some((encoding, score)) if score >= min_confidence => {
+            let message = format!(
+                "nothing declares the charset and the bytes do not identify it, so {} is a \
+                 guess: {}",
+                encoding.name(),
+                evidence.evidence
+            );
+            let answer = Answer {
+                encoding: encoding.name().to_owned(),
+                label: encoding.name().to_owned(),
+                source: Source::Detected,
+                confidence: Some(score),
+            };
+            (Some(answer), notice(DiagnosticCode::Guessed, message))
+        }
+        Some((_, score)) => {
+            let too_weak = format!(
+                "; too little evidence for the guess (confidence {score}, below the {min_confidence} \
+                 asked for)"
+            );
+            (None, no_charset(Some(evidence), &too_weak))
+        }
+        None => (None, no_charset(Some(evidence), "")),
     }
 }
 
@@ -580,9 +711,11 @@ fn guess_differs(detected: Option<&ByteEvidence>, winner: &Claim) -> Option<Diag
     })
 }
 
-fn no_charset(detected: Option<&ByteEvidence>) -> Diagnostic {
+/// The `no-charset` error, with what the bytes showed and why that is not enough (`why`,
+/// empty or starting with `; `).
+fn no_charset(detected: Option<&ByteEvidence>, why: &str) -> Diagnostic {
     let evidence = detected
-        .map(|d| format!("; {}", d.evidence))
+        .map(|d| format!("; {}{why}", d.evidence))
         .unwrap_or_default();
     Diagnostic {
         level: Level::Error,
@@ -690,7 +823,7 @@ mod tests {
             (Some(Source::Assumed), Some("windows-1252"))
         );
         assert_eq!(codes(&found), [DiagnosticCode::Assumed]);
-        let found = determine(b"<p>plain", None, &assume("nonsense"));
+        let found = determine(b"<p>plain\xFF", None, &assume("nonsense"));
         assert_eq!(found.encoding, None);
         assert_eq!(
             codes(&found),
@@ -769,10 +902,10 @@ mod tests {
     fn sql_ascii_declares_no_encoding() {
         let dump = b"SET client_encoding = 'SQL_ASCII';\nCOPY t (a) FROM stdin;\nplain\n\\.\n";
         let found = determine(dump, None, &PolicyOptions::default());
-        assert_eq!(found.encoding, None);
+        assert_eq!(found.encoding.as_deref(), Some(ASCII));
         assert_eq!(
             codes(&found),
-            [DiagnosticCode::NoEncoding, DiagnosticCode::NoCharset]
+            [DiagnosticCode::NoEncoding, DiagnosticCode::AsciiOnly]
         );
         assert!(
             found.diagnostics[0]
@@ -798,6 +931,52 @@ mod tests {
     }
 
     #[test]
+    fn a_confident_guess_is_the_answer_and_says_so() {
+        let prose =
+            b"Gr\xFC\xDFe aus K\xF6ln, sch\xF6ne Stra\xDFe, \xC4rger \xFCber \xD6l. ".repeat(4);
+        let found = determine(&prose, None, &PolicyOptions::default());
+        assert_eq!(
+            (found.source, found.encoding.as_deref(), found.guess),
+            (Some(Source::Detected), Some("windows-1252"), true)
+        );
+        assert!(found.confidence.is_some_and(|c| c.value() > 0.5));
+        assert_eq!(codes(&found), [DiagnosticCode::Guessed]);
+        assert!(!found.has_errors());
+        let json = serde_json::to_value(&found).unwrap_or_default();
+        assert!(json["confidence"].is_f64(), "{json}");
+
+        let strict = PolicyOptions {
+            min_confidence: Score::from_value(1.0).unwrap_or_default(),
+            ..PolicyOptions::default()
+        };
+        let found = determine(&prose, None, &strict);
+        assert_eq!((found.encoding.as_deref(), found.guess), (None, false));
+        assert_eq!(codes(&found), [DiagnosticCode::NoCharset]);
+        assert!(found.diagnostics[0].message.contains("too little evidence"));
+    }
+
+    #[test]
+    fn ascii_and_empty_documents_are_answered() {
+        for (document, code) in [
+            (&b"<p>plain"[..], DiagnosticCode::AsciiOnly),
+            (b"", DiagnosticCode::Empty),
+        ] {
+            let found = determine(document, None, &PolicyOptions::default());
+            assert_eq!(
+                (found.source, found.encoding.as_deref(), found.guess),
+                (Some(Source::Detected), Some(ASCII), false)
+            );
+            assert_eq!(codes(&found), [code]);
+        }
+        let found = determine(
+            b"",
+            Some(b"text/plain; charset=koi8-r"),
+            &PolicyOptions::default(),
+        );
+        assert_eq!(found.encoding.as_deref(), Some("KOI8-R"));
+    }
+
+    #[test]
     fn names_are_what_serde_writes() {
         use DiagnosticCode::*;
         for code in [
@@ -810,6 +989,9 @@ mod tests {
             Assumed,
             NoEncoding,
             DoubleEncoded,
+            Guessed,
+            AsciiOnly,
+            Empty,
         ] {
             let json = serde_json::to_string(&code).unwrap_or_default();
             assert_eq!(json, format!("\"{}\"", code.as_str()));
@@ -822,7 +1004,7 @@ mod tests {
 
     #[test]
     fn serialises_with_lowercase_names() {
-        let found = determine(b"", None, &PolicyOptions::default());
+        let found = determine(b"\xFF", None, &PolicyOptions::default());
         let json = serde_json::to_string(&found).unwrap_or_default();
         assert!(json.contains(r#""level":"error""#), "{json}");
         assert!(json.contains(r#""code":"no-charset""#), "{json}");

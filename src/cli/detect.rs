@@ -6,9 +6,9 @@
 //! UTF-8?) and documents are small; anything over [`MAX_DOCUMENT_BYTES`] is refused rather
 //! than loaded: a multi-gigabyte dump is `scan`'s job.
 //!
-//! Exit codes: 0 every input determined without a diagnostic; 1 some input determined, but
-//! with conflicts or notices; 2 some input not determinable (`no-charset`) or not readable,
-//! which wins over 1.
+//! Exit codes: 0 every input determined without a diagnostic; 1 every input answered, some
+//! with conflicts or notices (a guess, ASCII); 3 some input not determinable (`no-charset`),
+//! which wins over 1; 2 some input not readable, or a usage error, which wins over 3.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -19,8 +19,8 @@ use clap::Args;
 use super::Outcome;
 use crate::Error;
 use crate::charset::{
-    Declaration, Determination, HttpMessage, KnownEncoding, PolicyOptions, determine,
-    determine_http_message,
+    DEFAULT_MIN_CONFIDENCE, Declaration, Determination, HttpMessage, KnownEncoding, PolicyOptions,
+    Score, determine, determine_http_message,
 };
 use crate::engine::Input;
 use crate::report;
@@ -40,9 +40,15 @@ pub(crate) struct DetectArgs {
     /// `curl -i` saves it; its `Content-Type` header counts as the protocol's charset.
     #[arg(long)]
     http: bool,
-    /// The encoding to use when nothing determines one, instead of the `no-charset` error.
+    /// The encoding to use when nothing determines one, instead of a guess or the
+    /// `no-charset` error.
     #[arg(long, value_name = "ENCODING")]
     assume: Option<String>,
+    /// The confidence (0 to 1) a statistical guess needs to be the answer when nothing
+    /// declares the encoding; a weaker one leaves the document undetermined (`no-charset`).
+    /// 1 refuses every guess.
+    #[arg(long, value_name = "SCORE", default_value_t = DEFAULT_MIN_CONFIDENCE)]
+    min_confidence: f64,
     /// One JSON object per input (JSON Lines).
     #[arg(long)]
     json: bool,
@@ -56,8 +62,15 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
             "--assume: '{label}' is not a known encoding label"
         )));
     }
+    let Some(min_confidence) = Score::from_value(args.min_confidence) else {
+        return Outcome::failed(&Error::Usage(format!(
+            "--min-confidence: {} is not a number from 0 to 1",
+            args.min_confidence
+        )));
+    };
     let options = PolicyOptions {
         assume: args.assume.clone(),
+        min_confidence,
         ..PolicyOptions::default()
     };
     let inputs: Vec<Input> = if args.paths.is_empty() {
@@ -82,7 +95,7 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
                     determine(&document, content_type, &options)
                 };
                 outcome.found |= !found.diagnostics.is_empty();
-                outcome.errors |= found.encoding.is_none() || found.has_errors();
+                outcome.undetermined |= found.encoding.is_none() || found.has_errors();
                 let text = if args.json {
                     let body = serde_json::to_value(&found).unwrap_or_default();
                     format!("{}\n", report::record("detect", Some(&name), body))
@@ -169,6 +182,10 @@ fn declaration_text(declaration: &Declaration) -> String {
 /// The text report of one input: the answer, the declarations, the bytes, the diagnostics.
 fn text_block(name: &str, found: &Determination) -> String {
     let mut out = match (&found.encoding, found.source, &found.label) {
+        (Some(encoding), Some(_), Some(_)) if found.guess => {
+            let confidence = found.confidence.unwrap_or_default();
+            format!("{name}: {encoding} (guess, {confidence})\n")
+        }
         (Some(encoding), Some(source), Some(label)) => {
             format!("{name}: {encoding} from {source} \"{label}\"\n")
         }
@@ -226,7 +243,7 @@ mod tests {
 
     #[test]
     fn text_block_of_nothing() {
-        let found = determine(b"plain", None, &PolicyOptions::default());
+        let found = determine(b"Stra\xDFe", None, &PolicyOptions::default());
         let text = text_block("-", &found);
         assert!(
             text.starts_with("-: not determined\n  declared: nothing\n"),

@@ -314,7 +314,7 @@ fn judge(first_invalid: u64, sample: &[Vec<u8>]) -> TextKind {
         .and_then(KnownEncoding::for_label);
     // chardetng always names an encoding; were it not to, its own fallback for Latin text
     // stands in, as a low-confidence guess.
-    let (encoding, confidence) = match (guess, evidence.confidence) {
+    let (encoding, confidence) = match (guess, evidence.level) {
         (Some(encoding), Some(confidence)) => (encoding, confidence),
         _ => (
             KnownEncoding::Whatwg(encoding_rs::WINDOWS_1252),
