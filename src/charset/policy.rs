@@ -17,9 +17,12 @@
 //! guess never decides; it is reported and compared. Nothing found is an error (`no-charset`)
 //! unless the caller names an encoding to assume; there is no silent ISO-8859-1 fallback.
 //!
-//! Labels are compared by meaning (`labels.rs`): `ISO-8859-1` and `windows-1252` agree. Every
-//! disagreement between two sources is a `conflict` warning naming both sources, both labels
-//! with their canonical names, and the winner. A pure-ASCII body cannot disagree with an
+//! Labels are compared by meaning (`labels.rs`): `ISO-8859-1` and `windows-1252` agree. Each
+//! source that disagrees with the winner is one `conflict` warning naming both sources, both
+//! labels with their canonical names, and the winner; the bytes add one only when no
+//! declaration they agree with has been named (one problem, one warning). A label that
+//! leaves the byte order open (`UTF-16`) takes the byte order the BOM or the first
+//! characters show: the bytes decide it. A pure-ASCII body cannot disagree with an
 //! ASCII-compatible label. A charset given only by the HTTP header is a notice, because a copy
 //! saved without the header loses it. A SQL `binary`/`SQL_ASCII` declares no encoding at
 //! all: a notice (`no-encoding`), and no claim.
@@ -32,7 +35,7 @@ use super::detect::{
     ByteEvidence, DetectionMethod, Score, detect_after_bom, wide_unicode_from_first_chars,
 };
 use super::http_message::HttpMessage;
-use super::labels::{KnownEncoding, LabelMeaning, labels_agree};
+use super::labels::{KnownEncoding, LabelMeaning, labels_agree, leaves_byte_order_open};
 use super::meta::encoding_from_meta_element;
 use super::source::Source;
 use super::sql::{
@@ -368,7 +371,9 @@ pub fn determine(
         claims.insert(after_bom, claim);
     }
 
-    let winner = choose_winner(&claims).cloned();
+    let winner = choose_winner(&claims)
+        .cloned()
+        .map(|winner| with_byte_order_of_the_bytes(winner, &claims));
     diagnostics.extend(conflicts(&claims, detected.as_ref(), winner.as_ref()));
     diagnostics.extend(notices(&declared, detected.as_ref(), winner.as_ref()));
 
@@ -610,15 +615,14 @@ fn choose_winner(claims: &[Claim]) -> Option<&Claim> {
     }
 }
 
-fn winner_phrase(winner: Option<&Claim>) -> String {
-    winner.map_or_else(
-        || "nothing wins".to_owned(),
-        |w| format!("{} wins: {}", w.source, w.encoding.name()),
-    )
+fn winner_phrase(winner: &Claim) -> String {
+    format!("{} wins: {}", winner.source, winner.encoding.name())
 }
 
-/// A warning for every pair of claims that disagree, and for every label a pure-ASCII body
-/// rules out (one that is not ASCII-compatible).
+/// One warning per problem: each claim that disagrees with the winner, naming both and the
+/// winner (the higher-priority one first); the bytes' own claim only when no declaration that
+/// agrees with them has been named already (then they only confirm that declaration); and,
+/// for a pure-ASCII body, each claim on the winner's side that is not ASCII-compatible.
 fn conflicts(
     claims: &[Claim],
     detected: Option<&ByteEvidence>,
@@ -630,20 +634,43 @@ fn conflicts(
         message,
     };
     let mut found = Vec::new();
-    for (index, first) in claims.iter().enumerate() {
-        for second in claims.iter().skip(index + 1) {
-            if !first.agrees_with(second) {
-                found.push(conflict(format!(
-                    "{} disagrees with {}; {}",
-                    first.describe(),
-                    second.describe(),
-                    winner_phrase(winner)
-                )));
-            }
+    let Some(winner) = winner else {
+        return found;
+    };
+    let winner_at = claims
+        .iter()
+        .position(|c| c.source == winner.source && c.label == winner.label)
+        .unwrap_or(0);
+    let disagreeing: Vec<(usize, &Claim)> = claims
+        .iter()
+        .enumerate()
+        .filter(|(at, claim)| *at != winner_at && !claim.agrees_with(winner))
+        .collect();
+    for &(at, claim) in &disagreeing {
+        let confirms_another = claim.source == Source::Detected
+            && disagreeing
+                .iter()
+                .any(|(_, other)| other.source != Source::Detected && other.agrees_with(claim));
+        if confirms_another {
+            continue;
         }
+        let (first, second) = if at < winner_at {
+            (claim, winner)
+        } else {
+            (winner, claim)
+        };
+        found.push(conflict(format!(
+            "{} disagrees with {}; {}",
+            first.describe(),
+            second.describe(),
+            winner_phrase(winner)
+        )));
     }
     if let Some(ascii) = detected.filter(|d| d.method == DetectionMethod::Ascii) {
-        for claim in claims.iter().filter(|c| !c.encoding.is_ascii_compatible()) {
+        let ruled_out = claims
+            .iter()
+            .filter(|c| c.agrees_with(winner) && !c.encoding.is_ascii_compatible());
+        for claim in ruled_out {
             found.push(conflict(format!(
                 "{} is not ASCII-compatible, but detected: {}; {}",
                 claim.describe(),
@@ -653,6 +680,27 @@ fn conflicts(
         }
     }
     found
+}
+
+/// The winner with the byte order the bytes show, when its label leaves it open: `UTF-16` in
+/// a header or `<meta>` names the family, and a BOM or the first characters tell which one
+/// it is. (The WHATWG table would read the label as little endian whatever the bytes.)
+fn with_byte_order_of_the_bytes(winner: Claim, claims: &[Claim]) -> Claim {
+    if !leaves_byte_order_open(&winner.label, winner.encoding) {
+        return winner;
+    }
+    let shown = claims.iter().find(|c| {
+        matches!(c.source, Source::Bom | Source::Detected)
+            && c.encoding.unicode_width() == winner.encoding.unicode_width()
+            && !leaves_byte_order_open(&c.label, c.encoding)
+    });
+    match shown {
+        Some(bytes) => Claim {
+            encoding: bytes.encoding,
+            ..winner
+        },
+        None => winner,
+    }
 }
 
 fn notices(
