@@ -3,12 +3,14 @@
 //! heads), checking the JSON Lines fields and the exit codes (0, 1, 2).
 
 mod charset_documents;
+mod html5lib;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use charset_documents::{Bytes, UMLAUTS, document};
+use html5lib::html5lib_tests;
 use serde_json::Value;
 
 struct Run {
@@ -428,4 +430,51 @@ fn refusals() {
     let run = detect(&["--assume", "no-such-encoding"], b"");
     assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("no-such-encoding"), "{}", run.stderr);
+}
+
+/// html5lib's encoding tests through `detect --whatwg`, all in one run of the binary: all but
+/// the one whose `<meta>` only a script writes.
+#[test]
+fn whatwg_answers_html5lib_encoding_tests_as_a_browser() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let tests = html5lib_tests();
+    assert_eq!(tests.len(), 83, "tests.jsonl should hold 83 tests");
+    let paths: Vec<PathBuf> = tests
+        .iter()
+        .enumerate()
+        .map(|(at, test)| write(dir.path(), &format!("{at:02}.html"), &test.bytes))
+        .collect();
+    let mut args = vec!["--whatwg", "--json"];
+    args.extend(paths.iter().map(|path| text(path)));
+    let run = detect(&args, b"");
+    assert_ne!(run.code, Some(2), "{}", run.stderr);
+    let records = run.records();
+    assert_eq!(records.len(), tests.len(), "{}", run.stdout);
+    let mut failures = Vec::new();
+    for (test, record) in tests.iter().zip(&records) {
+        let want = encoding_rs::Encoding::for_label(test.encoding.as_bytes()).map(|e| e.name());
+        if record["encoding"].as_str() != want {
+            failures.push(format!(
+                "{}{}: got {}, want {:?}",
+                test.name,
+                if test.needs_scripting {
+                    " (needs scripting)"
+                } else {
+                    ""
+                },
+                record["encoding"],
+                want
+            ));
+        }
+    }
+    println!(
+        "html5lib through detect --whatwg: {}/{}",
+        tests.len() - failures.len(),
+        tests.len()
+    );
+    assert!(failures.len() <= 1, "failures:\n{}", failures.join("\n"));
+    assert!(
+        failures.iter().all(|f| f.contains("needs scripting")),
+        "{failures:?}"
+    );
 }

@@ -6,7 +6,8 @@
 //! from the header" and "UTF-8 from a BOM" survive different things. The second layer,
 //! [`policy`], is validome's rule set on top (seed 003): a fixed priority, every disagreement
 //! reported, no silent default. [`prescan`] adds what a browser does (WHATWG), to measure
-//! against the html5lib tests and to answer "what would a browser pick?".
+//! against the html5lib tests and to answer "what would a browser pick?"; [`whatwg`] makes it
+//! a whole policy, with the declarations and conflicts of the first (`detect --whatwg`).
 //!
 //! Beyond HTML, SQL dumps declare their encoding too: [`sql_declarations`] finds `SET NAMES`,
 //! `SET client_encoding` and the table charsets of `CREATE TABLE`, and maps MySQL's and
@@ -79,6 +80,7 @@ mod sql;
 mod survey;
 mod suspect;
 mod utf7;
+pub mod whatwg;
 mod xml;
 
 pub use bom::{byte_order_mark_length, encoding_from_byte_order_mark};
@@ -109,6 +111,7 @@ pub use sql::{
 };
 pub use survey::{ActualBytes, DocumentFormat, FileFacts, SURVEY_HEAD_LIMIT, Survey, survey};
 pub use suspect::{DEFAULT_SUSPECTS, Decoded, Suspect};
+pub use whatwg::determine_whatwg;
 pub use xml::{
     encoding_from_xml_declaration, encoding_from_xml_declarations, encoding_from_xml_document,
     xml_declaration_from_octets,

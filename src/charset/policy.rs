@@ -135,6 +135,9 @@ pub enum DiagnosticCode {
     AsciiOnly,
     /// The document is empty: the answer is `US-ASCII`, as for ASCII (notice).
     Empty,
+    /// The browser's algorithm found no declaration and fell back to its default
+    /// ([`crate::charset::whatwg`] only; notice).
+    Default,
 }
 
 impl DiagnosticCode {
@@ -153,6 +156,7 @@ impl DiagnosticCode {
             Self::Guessed => "guessed",
             Self::AsciiOnly => "ascii-only",
             Self::Empty => "empty",
+            Self::Default => "default",
         }
     }
 }
@@ -208,7 +212,7 @@ pub(crate) struct Gathered {
 
 impl Gathered {
     /// A label read through the WHATWG table.
-    fn from_label(source: Source, label: String) -> Self {
+    pub(crate) fn from_label(source: Source, label: String) -> Self {
         let meaning = LabelMeaning::of_label(&label);
         Self {
             declaration: Declaration {
@@ -235,7 +239,7 @@ impl Gathered {
     }
 
     /// The claim, if the label names an encoding.
-    fn claim(&self) -> Option<Claim> {
+    pub(crate) fn claim(&self) -> Option<Claim> {
         Some(Claim {
             source: self.declaration.source,
             label: self.declaration.label.clone(),
@@ -315,11 +319,11 @@ impl Determination {
 
 /// A source whose label resolved to a known encoding.
 #[derive(Debug, Clone)]
-struct Claim {
-    source: Source,
-    label: String,
-    encoding: KnownEncoding,
-    place: Option<SqlPlace>,
+pub(crate) struct Claim {
+    pub(crate) source: Source,
+    pub(crate) label: String,
+    pub(crate) encoding: KnownEncoding,
+    pub(crate) place: Option<SqlPlace>,
 }
 
 impl Claim {
@@ -573,7 +577,7 @@ pub(crate) fn sql_connection_declarations(document: &[u8]) -> Vec<Gathered> {
 }
 
 /// The bytes' evidence as a claim, if it identifies an encoding (a guess does not).
-fn identified_claim(evidence: &ByteEvidence) -> Option<Claim> {
+pub(crate) fn identified_claim(evidence: &ByteEvidence) -> Option<Claim> {
     if evidence.guess {
         return None;
     }
@@ -622,8 +626,9 @@ fn winner_phrase(winner: &Claim) -> String {
 /// One warning per problem: each claim that disagrees with the winner, naming both and the
 /// winner (the higher-priority one first); the bytes' own claim only when no declaration that
 /// agrees with them has been named already (then they only confirm that declaration); and,
-/// for a pure-ASCII body, each claim on the winner's side that is not ASCII-compatible.
-fn conflicts(
+/// for a pure-ASCII body, each claim on the winner's side that is not ASCII-compatible. The
+/// winner need not be among the claims (a browser's default is not).
+pub(crate) fn conflicts(
     claims: &[Claim],
     detected: Option<&ByteEvidence>,
     winner: Option<&Claim>,
@@ -639,12 +644,11 @@ fn conflicts(
     };
     let winner_at = claims
         .iter()
-        .position(|c| c.source == winner.source && c.label == winner.label)
-        .unwrap_or(0);
+        .position(|c| c.source == winner.source && c.label == winner.label);
     let disagreeing: Vec<(usize, &Claim)> = claims
         .iter()
         .enumerate()
-        .filter(|(at, claim)| *at != winner_at && !claim.agrees_with(winner))
+        .filter(|(at, claim)| Some(*at) != winner_at && !claim.agrees_with(winner))
         .collect();
     for &(at, claim) in &disagreeing {
         let confirms_another = claim.source == Source::Detected
@@ -654,7 +658,7 @@ fn conflicts(
         if confirms_another {
             continue;
         }
-        let (first, second) = if at < winner_at {
+        let (first, second) = if winner_at.is_some_and(|winner_at| at < winner_at) {
             (claim, winner)
         } else {
             (winner, claim)
@@ -1040,6 +1044,7 @@ mod tests {
             Guessed,
             AsciiOnly,
             Empty,
+            Default,
         ] {
             let json = serde_json::to_string(&code).unwrap_or_default();
             assert_eq!(json, format!("\"{}\"", code.as_str()));

@@ -20,10 +20,11 @@ use super::Outcome;
 use crate::Error;
 use crate::charset::{
     DEFAULT_MIN_CONFIDENCE, Declaration, Determination, HttpMessage, KnownEncoding, PolicyOptions,
-    Score, determine, determine_http_message,
+    Score, determine, determine_http_message, determine_whatwg,
 };
 use crate::engine::Input;
 use crate::report;
+use encoding_rs::Encoding;
 
 /// The largest document `detect` reads: 256 MiB (268,435,456 bytes).
 pub(crate) const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
@@ -49,6 +50,11 @@ pub(crate) struct DetectArgs {
     /// 1 refuses every guess.
     #[arg(long, value_name = "SCORE", default_value_t = DEFAULT_MIN_CONFIDENCE)]
     min_confidence: f64,
+    /// Answer as a browser does (the HTML Standard): BOM, HTTP header, `<meta>` prescan, a
+    /// `<meta>` found later, UTF-16 in a `<meta>` read as UTF-8, then windows-1252 (or
+    /// `--assume`); the bytes are compared, never obeyed.
+    #[arg(long)]
+    whatwg: bool,
     /// One JSON object per input (JSON Lines).
     #[arg(long)]
     json: bool,
@@ -88,12 +94,7 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
         let name = input.display_path().display().to_string();
         match read_document(input) {
             Ok(document) => {
-                let found = if args.http {
-                    determine_http_message(&HttpMessage::parse(&document), &options)
-                } else {
-                    let content_type = args.content_type.as_deref().map(str::as_bytes);
-                    determine(&document, content_type, &options)
-                };
+                let found = determine_document(args, &document, &options);
                 outcome.found |= !found.diagnostics.is_empty();
                 outcome.undetermined |= found.encoding.is_none() || found.has_errors();
                 let text = if args.json {
@@ -114,6 +115,31 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
         }
     }
     outcome
+}
+
+/// The policy the arguments ask for, applied to one document.
+fn determine_document(
+    args: &DetectArgs,
+    document: &[u8],
+    options: &PolicyOptions,
+) -> Determination {
+    let content_type = args.content_type.as_deref().map(str::as_bytes);
+    if args.whatwg {
+        let default = options
+            .assume
+            .as_deref()
+            .and_then(|label| Encoding::for_label(label.as_bytes()));
+        if args.http {
+            let message = HttpMessage::parse(document);
+            let content_type = message.header("Content-Type");
+            return determine_whatwg(message.body, content_type.as_deref(), default);
+        }
+        return determine_whatwg(document, content_type, default);
+    }
+    if args.http {
+        return determine_http_message(&HttpMessage::parse(document), options);
+    }
+    determine(document, content_type, options)
 }
 
 /// The whole input, or an error naming it if it cannot be read or is too large.
