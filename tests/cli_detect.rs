@@ -478,3 +478,76 @@ fn whatwg_answers_html5lib_encoding_tests_as_a_browser() {
         "{failures:?}"
     );
 }
+
+#[test]
+fn trees_are_walked_like_scan_with_a_summary() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir.path().join("site");
+    std::fs::create_dir_all(root.join("old/deeper")).expect("directories");
+    write(&root, "index.html", b"<meta charset=utf-8><p>\xC3\xA4");
+    write(&root, "plain.txt", b"plain");
+    write(&root.join("old"), "legacy.txt", &legacy_prose());
+    write(&root.join("old/deeper"), "more.txt", &legacy_prose());
+    write(&root.join("old"), "skip.bin", b"\x00\x01\x02 binary");
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain("Gr\u{FC}\u{DF}e".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    write(&root, "wide.txt", &utf16);
+    write(&root, ".hidden.html", b"<meta charset=koi8-r>");
+    let huge = root.join("huge.html");
+    let file = std::fs::File::create(&huge).expect("the file is created");
+    file.set_len((256 << 20) + 1).expect("a sparse file");
+
+    let run = detect(&[text(&root)], b"");
+    assert_eq!(run.code, Some(2), "an unreadable file: {}", run.stdout);
+    assert!(run.stderr.contains("huge.html"), "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let name = |relative: &str| format!("{}/{relative}", text(&root));
+    assert_eq!(
+        lines,
+        [
+            format!("{}: UTF-8 from meta \"utf-8\"", name("index.html")),
+            format!(
+                "{}: windows-1252 (guess, 0.88); notice guessed",
+                name("old/deeper/more.txt")
+            ),
+            format!(
+                "{}: windows-1252 (guess, 0.88); notice guessed",
+                name("old/legacy.txt")
+            ),
+            format!(
+                "{}: skipped (looks binary; --binary reads it)",
+                name("old/skip.bin")
+            ),
+            format!(
+                "{}: US-ASCII from detected \"US-ASCII\"; notice ascii-only",
+                name("plain.txt")
+            ),
+            format!("{}: UTF-16LE from bom \"UTF-16LE\"", name("wide.txt")),
+            "total (5 files, 1 skipped, 1 unreadable): windows-1252 2 (2 guesses), US-ASCII 1, \
+             UTF-16LE 1, UTF-8 1"
+                .to_owned(),
+        ],
+        "{}",
+        run.stdout
+    );
+
+    let run = detect(
+        &["--json", "--hidden", "--exclude", "huge.html", text(&root)],
+        b"",
+    );
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    let records = run.records();
+    let total = records.last().cloned().unwrap_or(Value::Null);
+    assert_eq!(total["type"], "total", "{}", run.stdout);
+    assert_eq!(total["files"], 6);
+    assert_eq!(total["skipped"], 1);
+    assert_eq!(total["errors"], 0);
+    assert_eq!(total["encodings"]["windows-1252"], 2);
+    assert_eq!(total["encodings"]["KOI8-R"], 1);
+    assert_eq!(total["guesses"]["windows-1252"], 2);
+    assert_eq!(total["undetermined"], 0);
+    let detected = records.iter().filter(|r| r["type"] == "detect").count();
+    assert_eq!(detected, 6, "{}", run.stdout);
+}
