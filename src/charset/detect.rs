@@ -31,6 +31,9 @@ pub enum DetectionMethod {
     Utf8Validation,
     /// Only ASCII bytes: ASCII-compatible, nothing more.
     Ascii,
+    /// Seven-bit text holding ISO-2022-JP's escape sequences, which switch it into JIS X 0208
+    /// and back: no ASCII text holds them.
+    EscapeSequences,
     /// `chardetng`'s statistical guess.
     Statistical,
 }
@@ -144,6 +147,29 @@ impl ByteEvidence {
         }
     }
 
+    /// ISO-2022-JP, if the seven-bit `body` switches into one of its double-byte sets (`ESC $
+    /// @`, `ESC $ B`) and chardetng, allowed to, reads it so.
+    pub(crate) fn iso_2022_jp(body: &[u8]) -> Option<Self> {
+        let switches = memchr::memmem::find_iter(body, b"\x1B$B").count()
+            + memchr::memmem::find_iter(body, b"\x1B$@").count();
+        if switches == 0 {
+            return None;
+        }
+        let mut detector = EncodingDetector::new(Iso2022JpDetection::Allow);
+        detector.feed(body, true);
+        let guess = detector.guess(None, Utf8Detection::Deny);
+        (guess == encoding_rs::ISO_2022_JP).then(|| Self {
+            encoding: Some(guess.name().to_owned()),
+            method: DetectionMethod::EscapeSequences,
+            guess: false,
+            confidence: None,
+            level: None,
+            evidence: format!(
+                "seven-bit text that switches into JIS X 0208 {switches} times (ESC $ B, ESC $ @)"
+            ),
+        })
+    }
+
     /// Valid UTF-8 with `non_ascii` non-ASCII `units` (bytes, or characters).
     pub(crate) fn utf8(non_ascii: u64, units: &str) -> Self {
         Self {
@@ -249,7 +275,9 @@ pub fn detect_from_bytes(body: &[u8]) -> Option<ByteEvidence> {
         return Some(wide);
     }
     if body.is_ascii() {
-        return Some(ByteEvidence::ascii(body.len() as u64));
+        return Some(
+            ByteEvidence::iso_2022_jp(body).unwrap_or(ByteEvidence::ascii(body.len() as u64)),
+        );
     }
     match simdutf8::compat::from_utf8(body) {
         Ok(_) => {
@@ -316,6 +344,15 @@ mod tests {
             Some("windows-1252")
         );
         assert_eq!(detect_from_bytes(b""), None);
+        let iso_2022_jp = b"\x1B$B$3$s$K$A$O\x1B(B, world";
+        assert_eq!(
+            method_and_encoding(iso_2022_jp),
+            Some((
+                DetectionMethod::EscapeSequences,
+                Some("ISO-2022-JP".into()),
+                false
+            ))
+        );
     }
 
     #[test]

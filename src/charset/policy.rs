@@ -14,8 +14,12 @@
 //!
 //! When the bytes and an in-document declaration agree, the declaration is named as the
 //! source: it is what a saved copy relies on, and the bytes only confirmed it. A statistical
-//! guess never decides; it is reported and compared. Nothing found is an error (`no-charset`)
-//! unless the caller names an encoding to assume; there is no silent ISO-8859-1 fallback.
+//! guess never outranks any of these; it is reported and compared. When none of them
+//! decides, the answer still says on what footing it stands, never silently: the caller's
+//! encoding to assume; else the guess, marked as one with its score, if the score reaches
+//! the caller's minimum (a notice); else `US-ASCII` for a pure-ASCII or empty body (a
+//! notice). Only a document whose guess is too weak is undetermined (`no-charset`); there is
+//! no silent ISO-8859-1 fallback.
 //!
 //! Labels are compared by meaning (`labels.rs`): `ISO-8859-1` and `windows-1252` agree. Each
 //! source that disagrees with the winner is one `conflict` warning naming both sources, both
