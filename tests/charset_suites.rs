@@ -9,9 +9,12 @@
 //!
 //! A missing suite is a failure, never a silent pass.
 
+mod html5lib;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use html5lib::base64_decode;
 use serde_json::Value;
 use undouble::charset::{
     HttpMessage, HttpOptions, Source, encoding_from_content_type, encoding_from_html5_prescan,
@@ -184,36 +187,4 @@ fn charset_html5lib_encoding_through_the_prescan() {
     );
     assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
     assert_eq!(passed + skipped_total, tests.len());
-}
-
-/// Standard base64 with `=` padding; `None` on anything else.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let mut bits: u32 = 0;
-    let mut bit_count = 0;
-    for byte in text
-        .bytes()
-        .filter(|&b| b != b'=' && !b.is_ascii_whitespace())
-    {
-        let value = ALPHABET.iter().position(|&a| a == byte)? as u32;
-        bits = (bits << 6) | value;
-        bit_count += 6;
-        if bit_count >= 8 {
-            bit_count -= 8;
-            out.push((bits >> bit_count) as u8);
-            bits &= (1 << bit_count) - 1;
-        }
-    }
-    Some(out)
-}
-
-#[test]
-fn charset_base64_decoder_works() {
-    assert_eq!(
-        base64_decode("PCFET0NUWVBFIEhUTUw+").as_deref(),
-        Some(&b"<!DOCTYPE HTML>"[..])
-    );
-    assert_eq!(base64_decode("YQ==").as_deref(), Some(&b"a"[..]));
-    assert_eq!(base64_decode("Y!=="), None);
 }

@@ -298,3 +298,53 @@ fn utf16_text_is_scanned_not_skipped_as_binary() {
     assert_eq!(records[0]["encoding"]["actual"]["bom"], "UTF-16LE");
     assert_eq!(records[0]["double_encoded"], 0);
 }
+
+#[test]
+fn the_scan_survey_says_what_fix_will_do_with_a_file_that_is_not_utf8() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let legacy: Vec<u8> =
+        "Gr\u{FC}\u{DF}e aus K\u{F6}ln: sch\u{F6}ne Stra\u{DF}en, \u{C4}rger \u{FC}ber \u{D6}l. "
+            .repeat(6)
+            .chars()
+            .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+            .collect();
+    let legacy_path = dir.path().join("legacy.txt");
+    std::fs::write(&legacy_path, &legacy).expect("written");
+    let wide: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain("Gr\u{FC}\u{DF}e".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let wide_path = dir.path().join("wide.txt");
+    std::fs::write(&wide_path, &wide).expect("written");
+    let stray_path = dir.path().join("stray.txt");
+    std::fs::write(&stray_path, b"caf\xC3\xA9 and one stray \xE9 byte").expect("written");
+
+    let output = run(&[
+        "scan",
+        path_str(&legacy_path),
+        path_str(&wide_path),
+        path_str(&stray_path),
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        text.contains("\n  windows-1252 (guess, 0.83): use --transcode\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  UTF-16LE by its byte order mark: use --transcode\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "\n  UTF-8 with stray bytes (the first at offset 20): fix repairs it as UTF-8"
+        ),
+        "{text}"
+    );
+    let output = run(&["scan", "--json", path_str(&legacy_path)]);
+    let records = json_lines(&output);
+    assert_eq!(
+        records[0]["encoding"]["fix"], "windows-1252 (guess, 0.83): use --transcode",
+        "{:?}",
+        records[0]
+    );
+}

@@ -3,12 +3,14 @@
 //! heads), checking the JSON Lines fields and the exit codes (0, 1, 2).
 
 mod charset_documents;
+mod html5lib;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use charset_documents::{Bytes, UMLAUTS, document};
+use html5lib::html5lib_tests;
 use serde_json::Value;
 
 struct Run {
@@ -123,7 +125,7 @@ fn validome_documents_and_their_exit_codes() {
     );
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     let record = run.record();
-    assert_eq!(codes(&record), ["conflict", "conflict"]);
+    assert_eq!(codes(&record), ["conflict"]);
     let first = &record["diagnostics"][0];
     assert_eq!(first["level"], "warning");
     assert_eq!(
@@ -174,7 +176,7 @@ fn validome_documents_and_their_exit_codes() {
         &["--json", "--content-type", "text/html", text(&nothing)],
         b"",
     );
-    assert_eq!(run.code, Some(2));
+    assert_eq!(run.code, Some(3), "undetermined is not a usage error");
     let record = run.record();
     assert_eq!(record["encoding"], Value::Null);
     assert_eq!(record["label"], Value::Null);
@@ -326,7 +328,7 @@ fn several_inputs_standard_input_and_errors() {
     assert_eq!(records.len(), 3, "{}", run.stdout);
     assert_eq!(records[0]["encoding"], "UTF-8");
     assert_eq!(records[1]["path"], "-");
-    assert_eq!(codes(&records[1]), ["no-charset"]);
+    assert_eq!(codes(&records[1]), ["ascii-only"]);
     assert_eq!(records[2]["type"], "error");
     assert_eq!(records[2]["path"], text(&missing));
     assert!(
@@ -348,6 +350,67 @@ fn several_inputs_standard_input_and_errors() {
     assert!(run.stdout.contains("  declared: meta \"utf-8\" (UTF-8)\n"));
 }
 
+/// German prose in windows-1252, long enough for a confident guess.
+fn legacy_prose() -> Vec<u8> {
+    let text = "Gr\u{FC}\u{DF}e aus K\u{F6}ln: sch\u{F6}ne Stra\u{DF}en, \u{C4}rger \u{FC}ber \
+                \u{D6}l und M\u{FC}ll, f\u{FC}nf B\u{E4}ume vor der T\u{FC}r. "
+        .repeat(6);
+    text.chars()
+        .map(|c| u8::try_from(u32::from(c)).expect("Latin-1 text"))
+        .collect()
+}
+
+#[test]
+fn always_an_answer_and_honest_about_its_footing() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let legacy = write(dir.path(), "legacy.txt", &legacy_prose());
+    let run = detect(&["--json", text(&legacy)], b"");
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    let record = run.record();
+    assert_eq!(record["encoding"], "windows-1252");
+    assert_eq!(record["source"], "detected");
+    assert_eq!(record["guess"], true);
+    let confidence = record["confidence"].as_f64().unwrap_or(-1.0);
+    assert!((0.5..=1.0).contains(&confidence), "{record}");
+    assert_eq!(codes(&record), ["guessed"]);
+    assert_eq!(record["diagnostics"][0]["level"], "notice");
+
+    let run = detect(&[text(&legacy)], b"");
+    let first = run.stdout.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        format!("{}: windows-1252 (guess, {confidence:.2})", text(&legacy))
+    );
+
+    let refused = detect(&["--json", "--min-confidence", "1", text(&legacy)], b"");
+    assert_eq!(refused.code, Some(3), "{}", refused.stdout);
+    let record = refused.record();
+    assert_eq!(record["encoding"], Value::Null);
+    assert_eq!(record["guess"], false);
+    assert_eq!(codes(&record), ["no-charset"]);
+    let message = record["diagnostics"][0]["message"].as_str().unwrap_or("");
+    assert!(message.contains("too little evidence"), "{message}");
+
+    let ascii = write(dir.path(), "ascii.html", b"<html><p>plain</p></html>");
+    let empty = write(dir.path(), "empty.html", b"");
+    let run = detect(&["--json", text(&ascii), text(&empty)], b"");
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    let records = run.records();
+    assert_eq!(records.len(), 2, "{}", run.stdout);
+    for (record, code) in records.iter().zip(["ascii-only", "empty"]) {
+        assert_eq!(record["encoding"], "US-ASCII", "{record}");
+        assert_eq!(record["source"], "detected");
+        assert_eq!(record["guess"], false);
+        assert_eq!(codes(record), [code]);
+    }
+
+    for bad in ["1.5", "-0.1", "NaN"] {
+        let run = detect(&[&format!("--min-confidence={bad}"), text(&ascii)], b"");
+        assert_eq!(run.code, Some(2), "{bad}: {}", run.stderr);
+        assert!(run.stderr.contains("--min-confidence"), "{}", run.stderr);
+    }
+}
+
 #[test]
 fn refusals() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -367,4 +430,124 @@ fn refusals() {
     let run = detect(&["--assume", "no-such-encoding"], b"");
     assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("no-such-encoding"), "{}", run.stderr);
+}
+
+/// html5lib's encoding tests through `detect --whatwg`, all in one run of the binary: all but
+/// the one whose `<meta>` only a script writes.
+#[test]
+fn whatwg_answers_html5lib_encoding_tests_as_a_browser() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let tests = html5lib_tests();
+    assert_eq!(tests.len(), 83, "tests.jsonl should hold 83 tests");
+    let paths: Vec<PathBuf> = tests
+        .iter()
+        .enumerate()
+        .map(|(at, test)| write(dir.path(), &format!("{at:02}.html"), &test.bytes))
+        .collect();
+    let mut args = vec!["--whatwg", "--json"];
+    args.extend(paths.iter().map(|path| text(path)));
+    let run = detect(&args, b"");
+    assert_ne!(run.code, Some(2), "{}", run.stderr);
+    let records = run.records();
+    assert_eq!(records.len(), tests.len(), "{}", run.stdout);
+    let mut failures = Vec::new();
+    for (test, record) in tests.iter().zip(&records) {
+        let want = encoding_rs::Encoding::for_label(test.encoding.as_bytes()).map(|e| e.name());
+        if record["encoding"].as_str() != want {
+            failures.push(format!(
+                "{}{}: got {}, want {:?}",
+                test.name,
+                if test.needs_scripting {
+                    " (needs scripting)"
+                } else {
+                    ""
+                },
+                record["encoding"],
+                want
+            ));
+        }
+    }
+    println!(
+        "html5lib through detect --whatwg: {}/{}",
+        tests.len() - failures.len(),
+        tests.len()
+    );
+    assert!(failures.len() <= 1, "failures:\n{}", failures.join("\n"));
+    assert!(
+        failures.iter().all(|f| f.contains("needs scripting")),
+        "{failures:?}"
+    );
+}
+
+#[test]
+fn trees_are_walked_like_scan_with_a_summary() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir.path().join("site");
+    std::fs::create_dir_all(root.join("old/deeper")).expect("directories");
+    write(&root, "index.html", b"<meta charset=utf-8><p>\xC3\xA4");
+    write(&root, "plain.txt", b"plain");
+    write(&root.join("old"), "legacy.txt", &legacy_prose());
+    write(&root.join("old/deeper"), "more.txt", &legacy_prose());
+    write(&root.join("old"), "skip.bin", b"\x00\x01\x02 binary");
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain("Gr\u{FC}\u{DF}e".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    write(&root, "wide.txt", &utf16);
+    write(&root, ".hidden.html", b"<meta charset=koi8-r>");
+    let huge = root.join("huge.html");
+    let file = std::fs::File::create(&huge).expect("the file is created");
+    file.set_len((256 << 20) + 1).expect("a sparse file");
+
+    let run = detect(&[text(&root)], b"");
+    assert_eq!(run.code, Some(2), "an unreadable file: {}", run.stdout);
+    assert!(run.stderr.contains("huge.html"), "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let name = |relative: &str| format!("{}/{relative}", text(&root));
+    assert_eq!(
+        lines,
+        [
+            format!("{}: UTF-8 from meta \"utf-8\"", name("index.html")),
+            format!(
+                "{}: windows-1252 (guess, 0.88); notice guessed",
+                name("old/deeper/more.txt")
+            ),
+            format!(
+                "{}: windows-1252 (guess, 0.88); notice guessed",
+                name("old/legacy.txt")
+            ),
+            format!(
+                "{}: skipped (looks binary; --binary reads it)",
+                name("old/skip.bin")
+            ),
+            format!(
+                "{}: US-ASCII from detected \"US-ASCII\"; notice ascii-only",
+                name("plain.txt")
+            ),
+            format!("{}: UTF-16LE from bom \"UTF-16LE\"", name("wide.txt")),
+            "total (5 files, 1 skipped, 1 unreadable): windows-1252 2 (2 guesses), US-ASCII 1, \
+             UTF-16LE 1, UTF-8 1"
+                .to_owned(),
+        ],
+        "{}",
+        run.stdout
+    );
+
+    let run = detect(
+        &["--json", "--hidden", "--exclude", "huge.html", text(&root)],
+        b"",
+    );
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    let records = run.records();
+    let total = records.last().cloned().unwrap_or(Value::Null);
+    assert_eq!(total["type"], "total", "{}", run.stdout);
+    assert_eq!(total["files"], 6);
+    assert_eq!(total["skipped"], 1);
+    assert_eq!(total["errors"], 0);
+    assert_eq!(total["encodings"]["windows-1252"], 2);
+    assert_eq!(total["encodings"]["KOI8-R"], 1);
+    assert_eq!(total["guesses"]["windows-1252"], 2);
+    assert_eq!(total["undetermined"], 0);
+    let detected = records.iter().filter(|r| r["type"] == "detect").count();
+    assert_eq!(detected, 6, "{}", run.stdout);
 }

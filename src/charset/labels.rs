@@ -51,7 +51,7 @@ impl KnownEncoding {
         }
     }
 
-    fn unicode_width(self) -> Option<u8> {
+    pub(crate) fn unicode_width(self) -> Option<u8> {
         match self {
             Self::Whatwg(encoding)
                 if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE =>
@@ -94,7 +94,7 @@ impl LabelMeaning {
 }
 
 /// Whether a label names a UTF-16/UTF-32 family without choosing a byte order.
-fn leaves_byte_order_open(label: &str, encoding: KnownEncoding) -> bool {
+pub(crate) fn leaves_byte_order_open(label: &str, encoding: KnownEncoding) -> bool {
     let lower = label.trim().to_ascii_lowercase();
     encoding.unicode_width().is_some()
         && !lower.ends_with("le")

@@ -6,7 +6,9 @@
 //! from the header" and "UTF-8 from a BOM" survive different things. The second layer,
 //! [`policy`], is the rule set of validome's HTML validator on top: a fixed priority, every
 //! disagreement reported, no silent default. [`prescan`] adds what a browser does (WHATWG), to
-//! measure against the html5lib tests and to answer "what would a browser pick?".
+//! measure against the html5lib tests and to answer "what would a browser pick?"; [`whatwg`]
+//! makes it a whole policy, with the declarations and conflicts of the first
+//! (`detect --whatwg`).
 //!
 //! Beyond HTML, SQL dumps declare their encoding too: [`sql_declarations`] finds `SET NAMES`,
 //! `SET client_encoding` and the table charsets of `CREATE TABLE`, and maps MySQL's and
@@ -96,13 +98,14 @@ mod sql;
 mod survey;
 mod suspect;
 mod utf7;
+pub mod whatwg;
 mod xml;
 
 pub use crate::sql::{MAX_STATEMENT_BYTES, SqlDialect};
 pub use bom::{byte_order_mark_length, encoding_from_byte_order_mark};
 pub use content_type::{HeaderParameter, encoding_from_content_type, first_header_component};
 pub use detect::{
-    ByteEvidence, CONFIDENT_NON_ASCII_BYTES, Confidence, DetectionMethod, detect_from_bytes,
+    ByteEvidence, CONFIDENT_NON_ASCII_BYTES, Confidence, DetectionMethod, Score, detect_from_bytes,
 };
 pub use ebcdic::EbcdicCodePage;
 pub use first_chars::{DEFAULT_WHITESPACE, encoding_from_first_chars};
@@ -115,8 +118,8 @@ pub use http_message::{HttpHeader, HttpMessage};
 pub use labels::{KnownEncoding, LabelMeaning, labels_agree};
 pub use meta::encoding_from_meta_element;
 pub use policy::{
-    Declaration, Determination, Diagnostic, DiagnosticCode, Level, PolicyOptions, determine,
-    determine_http_message,
+    ASCII, DEFAULT_MIN_CONFIDENCE, Declaration, Determination, Diagnostic, DiagnosticCode, Level,
+    PolicyOptions, determine, determine_http_message,
 };
 pub use prescan::{Html5Encoding, encoding_from_html5_prescan, prescan_meta};
 pub use source::{Source, SourcedEncoding};
@@ -126,6 +129,7 @@ pub use sql::{
 };
 pub use survey::{ActualBytes, DocumentFormat, FileFacts, SURVEY_HEAD_LIMIT, Survey, survey};
 pub use suspect::{DEFAULT_SUSPECTS, Decoded, Suspect};
+pub use whatwg::determine_whatwg;
 pub use xml::{
     encoding_from_xml_declaration, encoding_from_xml_declarations, encoding_from_xml_document,
     xml_declaration_from_octets,

@@ -1,4 +1,4 @@
-//! Which encoding to use, and every way the sources disagree (seed 003, validome's rules).
+//! Which encoding to use, and every way the sources disagree (validome's rules).
 //!
 //! Priority, highest first:
 //!
@@ -14,12 +14,19 @@
 //!
 //! When the bytes and an in-document declaration agree, the declaration is named as the
 //! source: it is what a saved copy relies on, and the bytes only confirmed it. A statistical
-//! guess never decides; it is reported and compared. Nothing found is an error (`no-charset`)
-//! unless the caller names an encoding to assume; there is no silent ISO-8859-1 fallback.
+//! guess never outranks any of these; it is reported and compared. When none of them
+//! decides, the answer still says on what footing it stands, never silently: the caller's
+//! encoding to assume; else the guess, marked as one with its score, if the score reaches
+//! the caller's minimum (a notice); else `US-ASCII` for a pure-ASCII or empty body (a
+//! notice). Only a document whose guess is too weak is undetermined (`no-charset`); there is
+//! no silent ISO-8859-1 fallback.
 //!
-//! Labels are compared by meaning (`labels.rs`): `ISO-8859-1` and `windows-1252` agree. Every
-//! disagreement between two sources is a `conflict` warning naming both sources, both labels
-//! with their canonical names, and the winner. A pure-ASCII body cannot disagree with an
+//! Labels are compared by meaning (`labels.rs`): `ISO-8859-1` and `windows-1252` agree. Each
+//! source that disagrees with the winner is one `conflict` warning naming both sources, both
+//! labels with their canonical names, and the winner; the bytes add one only when no
+//! declaration they agree with has been named (one problem, one warning). A label that
+//! leaves the byte order open (`UTF-16`) takes the byte order the BOM or the first
+//! characters show: the bytes decide it. A pure-ASCII body cannot disagree with an
 //! ASCII-compatible label. A charset given only by the HTTP header is a notice, because a copy
 //! saved without the header loses it. A SQL `binary`/`SQL_ASCII` declares no encoding at
 //! all: a notice (`no-encoding`), and no claim.
@@ -29,10 +36,10 @@ use serde::Serialize;
 use super::bom::split_byte_order_mark;
 use super::content_type::encoding_from_content_type;
 use super::detect::{
-    ByteEvidence, DetectionMethod, detect_after_bom, wide_unicode_from_first_chars,
+    ByteEvidence, DetectionMethod, Score, detect_after_bom, wide_unicode_from_first_chars,
 };
 use super::http_message::HttpMessage;
-use super::labels::{KnownEncoding, LabelMeaning, labels_agree};
+use super::labels::{KnownEncoding, LabelMeaning, labels_agree, leaves_byte_order_open};
 use super::meta::encoding_from_meta_element;
 use super::source::Source;
 use super::sql::{
@@ -54,16 +61,30 @@ pub struct PolicyOptions {
     pub assume: Option<String>,
     /// Whether an XML declaration counts as a declaration (HTML::Encoding's `xhtml`); on.
     pub xhtml: bool,
+    /// The score a statistical guess needs to be the answer when nothing declares or
+    /// identifies the encoding; a weaker guess leaves the document undetermined
+    /// (`no-charset`). [`DEFAULT_MIN_CONFIDENCE`] by default.
+    pub min_confidence: Score,
 }
+
+/// The default [`PolicyOptions::min_confidence`]: a guess as likely right as wrong, which
+/// takes about ten non-ASCII bytes that the guess decodes cleanly (see [`Score`]).
+pub const DEFAULT_MIN_CONFIDENCE: f64 = 0.5;
 
 impl Default for PolicyOptions {
     fn default() -> Self {
         Self {
             assume: None,
             xhtml: true,
+            min_confidence: Score::from_value(DEFAULT_MIN_CONFIDENCE).unwrap_or_default(),
         }
     }
 }
+
+/// The name given to a pure-ASCII (or empty) document that nothing declares: not an
+/// encoding of the WHATWG table, which reads `US-ASCII` as windows-1252, but what such a
+/// document is, and what every ASCII-compatible encoding reads alike.
+pub const ASCII: &str = "US-ASCII";
 
 /// How serious a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -110,6 +131,17 @@ pub enum DiagnosticCode {
     NoEncoding,
     /// The file holds double-encoded characters ([`crate::charset::survey`] only; warning).
     DoubleEncoded,
+    /// Nothing declares or identifies the encoding; the answer is a statistical guess
+    /// (notice).
+    Guessed,
+    /// Nothing declares the encoding and the body is all ASCII: the answer is `US-ASCII`,
+    /// which any ASCII-compatible encoding reads alike (notice).
+    AsciiOnly,
+    /// The document is empty: the answer is `US-ASCII`, as for ASCII (notice).
+    Empty,
+    /// The browser's algorithm found no declaration and fell back to its default
+    /// ([`crate::charset::whatwg`] only; notice).
+    Default,
 }
 
 impl DiagnosticCode {
@@ -125,6 +157,10 @@ impl DiagnosticCode {
             Self::Assumed => "assumed",
             Self::NoEncoding => "no-encoding",
             Self::DoubleEncoded => "double-encoded",
+            Self::Guessed => "guessed",
+            Self::AsciiOnly => "ascii-only",
+            Self::Empty => "empty",
+            Self::Default => "default",
         }
     }
 }
@@ -180,7 +216,7 @@ pub(crate) struct Gathered {
 
 impl Gathered {
     /// A label read through the WHATWG table.
-    fn from_label(source: Source, label: String) -> Self {
+    pub(crate) fn from_label(source: Source, label: String) -> Self {
         let meaning = LabelMeaning::of_label(&label);
         Self {
             declaration: Declaration {
@@ -207,7 +243,7 @@ impl Gathered {
     }
 
     /// The claim, if the label names an encoding.
-    fn claim(&self) -> Option<Claim> {
+    pub(crate) fn claim(&self) -> Option<Claim> {
         Some(Claim {
             source: self.declaration.source,
             label: self.declaration.label.clone(),
@@ -260,6 +296,11 @@ pub struct Determination {
     pub label: Option<String>,
     /// The winning source.
     pub source: Option<Source>,
+    /// Whether the answer is only a statistical guess (source `detected`).
+    pub guess: bool,
+    /// For a guess, its score (0 to 1); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Score>,
     /// Every declaration found, in priority order (header, BOM, XML, each `<meta>`).
     pub declared: Vec<Declaration>,
     /// What the bytes say.
@@ -282,11 +323,11 @@ impl Determination {
 
 /// A source whose label resolved to a known encoding.
 #[derive(Debug, Clone)]
-struct Claim {
-    source: Source,
-    label: String,
-    encoding: KnownEncoding,
-    place: Option<SqlPlace>,
+pub(crate) struct Claim {
+    pub(crate) source: Source,
+    pub(crate) label: String,
+    pub(crate) encoding: KnownEncoding,
+    pub(crate) place: Option<SqlPlace>,
 }
 
 impl Claim {
@@ -338,10 +379,13 @@ pub fn determine(
         claims.insert(after_bom, claim);
     }
 
-    let mut winner = choose_winner(&claims).cloned();
+    let winner = choose_winner(&claims)
+        .cloned()
+        .map(|winner| with_byte_order_of_the_bytes(winner, &claims));
     diagnostics.extend(conflicts(&claims, detected.as_ref(), winner.as_ref()));
     diagnostics.extend(notices(&declared, detected.as_ref(), winner.as_ref()));
 
+    let mut answer = winner.as_ref().map(Answer::of_claim);
     if winner.is_none() {
         match assumed_claim(options.assume.as_deref()) {
             Some(claim) => {
@@ -355,7 +399,7 @@ pub fn determine(
                     ),
                 });
                 diagnostics.extend(guess_differs(detected.as_ref(), &claim));
-                winner = Some(claim);
+                answer = Some(Answer::of_claim(&claim));
             }
             None => {
                 if let Some(label) = &options.assume {
@@ -367,18 +411,118 @@ pub fn determine(
                         ),
                     });
                 }
-                diagnostics.push(no_charset(detected.as_ref()));
+                let (undeclared, diagnostic) =
+                    undeclared_answer(body, detected.as_ref(), options.min_confidence);
+                answer = undeclared;
+                diagnostics.push(diagnostic);
             }
         }
     }
 
     Determination {
-        encoding: winner.as_ref().map(|w| w.encoding.name().to_owned()),
-        label: winner.as_ref().map(|w| w.label.clone()),
-        source: winner.as_ref().map(|w| w.source),
+        encoding: answer.as_ref().map(|a| a.encoding.clone()),
+        label: answer.as_ref().map(|a| a.label.clone()),
+        source: answer.as_ref().map(|a| a.source),
+        guess: answer.as_ref().is_some_and(|a| a.confidence.is_some()),
+        confidence: answer.as_ref().and_then(|a| a.confidence),
         declared,
         detected,
         diagnostics,
+    }
+}
+
+/// The answer of [`determine`], before it is spread over [`Determination`]'s fields.
+struct Answer {
+    encoding: String,
+    label: String,
+    source: Source,
+    /// The score of a guess; `None` for anything else.
+    confidence: Option<Score>,
+}
+
+impl Answer {
+    fn of_claim(claim: &Claim) -> Self {
+        Self {
+            encoding: claim.encoding.name().to_owned(),
+            label: claim.label.clone(),
+            source: claim.source,
+            confidence: None,
+        }
+    }
+
+    /// `US-ASCII`, detected.
+    fn ascii() -> Self {
+        Self {
+            encoding: ASCII.to_owned(),
+            label: ASCII.to_owned(),
+            source: Source::Detected,
+            confidence: None,
+        }
+    }
+}
+
+/// What can still be said of a document that nothing declares and the bytes do not identify,
+/// with the diagnostic saying on what footing: a guess strong enough, ASCII, emptiness; or
+/// nothing (`no-charset`).
+fn undeclared_answer(
+    body: &[u8],
+    detected: Option<&ByteEvidence>,
+    min_confidence: Score,
+) -> (Option<Answer>, Diagnostic) {
+    let notice = |code, message| Diagnostic {
+        level: Level::Notice,
+        code,
+        message,
+    };
+    let Some(evidence) = detected else {
+        if body.is_empty() {
+            let message = "the document is empty: every encoding reads it alike".to_owned();
+            return (
+                Some(Answer::ascii()),
+                notice(DiagnosticCode::Empty, message),
+            );
+        }
+        return (None, no_charset(None, ""));
+    };
+    if evidence.method == DetectionMethod::Ascii {
+        let message = format!(
+            "nothing declares the charset; {}, UTF-8 included",
+            evidence.evidence
+        );
+        return (
+            Some(Answer::ascii()),
+            notice(DiagnosticCode::AsciiOnly, message),
+        );
+    }
+    let guessed = evidence
+        .encoding
+        .as_deref()
+        .and_then(KnownEncoding::for_label)
+        .zip(evidence.confidence.filter(|_| evidence.guess));
+    match guessed {
+        Some((encoding, score)) if score >= min_confidence => {
+            let message = format!(
+                "nothing declares the charset and the bytes do not identify it, so {} is a \
+                 guess: {}",
+                encoding.name(),
+                evidence.evidence
+            );
+            let answer = Answer {
+                encoding: encoding.name().to_owned(),
+                label: encoding.name().to_owned(),
+                source: Source::Detected,
+                confidence: Some(score),
+            };
+            (Some(answer), notice(DiagnosticCode::Guessed, message))
+        }
+        Some((_, score)) => {
+            let too_weak = format!(
+                "; too little evidence for the guess (confidence {score}, below the {min_confidence} \
+                 asked for)"
+            );
+            (None, no_charset(Some(evidence), &too_weak))
+        }
+        None => (None, no_charset(Some(evidence), "")),
     }
 }
 
@@ -437,7 +581,7 @@ pub(crate) fn sql_connection_declarations(document: &[u8]) -> Vec<Gathered> {
 }
 
 /// The bytes' evidence as a claim, if it identifies an encoding (a guess does not).
-fn identified_claim(evidence: &ByteEvidence) -> Option<Claim> {
+pub(crate) fn identified_claim(evidence: &ByteEvidence) -> Option<Claim> {
     if evidence.guess {
         return None;
     }
@@ -479,16 +623,16 @@ fn choose_winner(claims: &[Claim]) -> Option<&Claim> {
     }
 }
 
-fn winner_phrase(winner: Option<&Claim>) -> String {
-    winner.map_or_else(
-        || "nothing wins".to_owned(),
-        |w| format!("{} wins: {}", w.source, w.encoding.name()),
-    )
+fn winner_phrase(winner: &Claim) -> String {
+    format!("{} wins: {}", winner.source, winner.encoding.name())
 }
 
-/// A warning for every pair of claims that disagree, and for every label a pure-ASCII body
-/// rules out (one that is not ASCII-compatible).
-fn conflicts(
+/// One warning per problem: each claim that disagrees with the winner, naming both and the
+/// winner (the higher-priority one first); the bytes' own claim only when no declaration that
+/// agrees with them has been named already (then they only confirm that declaration); and,
+/// for a pure-ASCII body, each claim on the winner's side that is not ASCII-compatible. The
+/// winner need not be among the claims (a browser's default is not).
+pub(crate) fn conflicts(
     claims: &[Claim],
     detected: Option<&ByteEvidence>,
     winner: Option<&Claim>,
@@ -499,20 +643,42 @@ fn conflicts(
         message,
     };
     let mut found = Vec::new();
-    for (index, first) in claims.iter().enumerate() {
-        for second in claims.iter().skip(index + 1) {
-            if !first.agrees_with(second) {
-                found.push(conflict(format!(
-                    "{} disagrees with {}; {}",
-                    first.describe(),
-                    second.describe(),
-                    winner_phrase(winner)
-                )));
-            }
+    let Some(winner) = winner else {
+        return found;
+    };
+    let winner_at = claims
+        .iter()
+        .position(|c| c.source == winner.source && c.label == winner.label);
+    let disagreeing: Vec<(usize, &Claim)> = claims
+        .iter()
+        .enumerate()
+        .filter(|(at, claim)| Some(*at) != winner_at && !claim.agrees_with(winner))
+        .collect();
+    for &(at, claim) in &disagreeing {
+        let confirms_another = claim.source == Source::Detected
+            && disagreeing
+                .iter()
+                .any(|(_, other)| other.source != Source::Detected && other.agrees_with(claim));
+        if confirms_another {
+            continue;
         }
+        let (first, second) = if winner_at.is_some_and(|winner_at| at < winner_at) {
+            (claim, winner)
+        } else {
+            (winner, claim)
+        };
+        found.push(conflict(format!(
+            "{} disagrees with {}; {}",
+            first.describe(),
+            second.describe(),
+            winner_phrase(winner)
+        )));
     }
     if let Some(ascii) = detected.filter(|d| d.method == DetectionMethod::Ascii) {
-        for claim in claims.iter().filter(|c| !c.encoding.is_ascii_compatible()) {
+        let ruled_out = claims
+            .iter()
+            .filter(|c| c.agrees_with(winner) && !c.encoding.is_ascii_compatible());
+        for claim in ruled_out {
             found.push(conflict(format!(
                 "{} is not ASCII-compatible, but detected: {}; {}",
                 claim.describe(),
@@ -522,6 +688,27 @@ fn conflicts(
         }
     }
     found
+}
+
+/// The winner with the byte order the bytes show, when its label leaves it open: `UTF-16` in
+/// a header or `<meta>` names the family, and a BOM or the first characters tell which one
+/// it is. (The WHATWG table would read the label as little endian whatever the bytes.)
+fn with_byte_order_of_the_bytes(winner: Claim, claims: &[Claim]) -> Claim {
+    if !leaves_byte_order_open(&winner.label, winner.encoding) {
+        return winner;
+    }
+    let shown = claims.iter().find(|c| {
+        matches!(c.source, Source::Bom | Source::Detected)
+            && c.encoding.unicode_width() == winner.encoding.unicode_width()
+            && !leaves_byte_order_open(&c.label, c.encoding)
+    });
+    match shown {
+        Some(bytes) => Claim {
+            encoding: bytes.encoding,
+            ..winner
+        },
+        None => winner,
+    }
 }
 
 fn notices(
@@ -580,9 +767,11 @@ fn guess_differs(detected: Option<&ByteEvidence>, winner: &Claim) -> Option<Diag
     })
 }
 
-fn no_charset(detected: Option<&ByteEvidence>) -> Diagnostic {
+/// The `no-charset` error, with what the bytes showed and why that is not enough (`why`,
+/// empty or starting with `; `).
+fn no_charset(detected: Option<&ByteEvidence>, why: &str) -> Diagnostic {
     let evidence = detected
-        .map(|d| format!("; {}", d.evidence))
+        .map(|d| format!("; {}{why}", d.evidence))
         .unwrap_or_default();
     Diagnostic {
         level: Level::Error,
@@ -690,7 +879,7 @@ mod tests {
             (Some(Source::Assumed), Some("windows-1252"))
         );
         assert_eq!(codes(&found), [DiagnosticCode::Assumed]);
-        let found = determine(b"<p>plain", None, &assume("nonsense"));
+        let found = determine(b"<p>plain\xFF", None, &assume("nonsense"));
         assert_eq!(found.encoding, None);
         assert_eq!(
             codes(&found),
@@ -769,10 +958,10 @@ mod tests {
     fn sql_ascii_declares_no_encoding() {
         let dump = b"SET client_encoding = 'SQL_ASCII';\nCOPY t (a) FROM stdin;\nplain\n\\.\n";
         let found = determine(dump, None, &PolicyOptions::default());
-        assert_eq!(found.encoding, None);
+        assert_eq!(found.encoding.as_deref(), Some(ASCII));
         assert_eq!(
             codes(&found),
-            [DiagnosticCode::NoEncoding, DiagnosticCode::NoCharset]
+            [DiagnosticCode::NoEncoding, DiagnosticCode::AsciiOnly]
         );
         assert!(
             found.diagnostics[0]
@@ -798,6 +987,52 @@ mod tests {
     }
 
     #[test]
+    fn a_confident_guess_is_the_answer_and_says_so() {
+        let prose =
+            b"Gr\xFC\xDFe aus K\xF6ln, sch\xF6ne Stra\xDFe, \xC4rger \xFCber \xD6l. ".repeat(4);
+        let found = determine(&prose, None, &PolicyOptions::default());
+        assert_eq!(
+            (found.source, found.encoding.as_deref(), found.guess),
+            (Some(Source::Detected), Some("windows-1252"), true)
+        );
+        assert!(found.confidence.is_some_and(|c| c.value() > 0.5));
+        assert_eq!(codes(&found), [DiagnosticCode::Guessed]);
+        assert!(!found.has_errors());
+        let json = serde_json::to_value(&found).unwrap_or_default();
+        assert!(json["confidence"].is_f64(), "{json}");
+
+        let strict = PolicyOptions {
+            min_confidence: Score::from_value(1.0).unwrap_or_default(),
+            ..PolicyOptions::default()
+        };
+        let found = determine(&prose, None, &strict);
+        assert_eq!((found.encoding.as_deref(), found.guess), (None, false));
+        assert_eq!(codes(&found), [DiagnosticCode::NoCharset]);
+        assert!(found.diagnostics[0].message.contains("too little evidence"));
+    }
+
+    #[test]
+    fn ascii_and_empty_documents_are_answered() {
+        for (document, code) in [
+            (&b"<p>plain"[..], DiagnosticCode::AsciiOnly),
+            (b"", DiagnosticCode::Empty),
+        ] {
+            let found = determine(document, None, &PolicyOptions::default());
+            assert_eq!(
+                (found.source, found.encoding.as_deref(), found.guess),
+                (Some(Source::Detected), Some(ASCII), false)
+            );
+            assert_eq!(codes(&found), [code]);
+        }
+        let found = determine(
+            b"",
+            Some(b"text/plain; charset=koi8-r"),
+            &PolicyOptions::default(),
+        );
+        assert_eq!(found.encoding.as_deref(), Some("KOI8-R"));
+    }
+
+    #[test]
     fn names_are_what_serde_writes() {
         use DiagnosticCode::*;
         for code in [
@@ -810,6 +1045,10 @@ mod tests {
             Assumed,
             NoEncoding,
             DoubleEncoded,
+            Guessed,
+            AsciiOnly,
+            Empty,
+            Default,
         ] {
             let json = serde_json::to_string(&code).unwrap_or_default();
             assert_eq!(json, format!("\"{}\"", code.as_str()));
@@ -822,7 +1061,7 @@ mod tests {
 
     #[test]
     fn serialises_with_lowercase_names() {
-        let found = determine(b"", None, &PolicyOptions::default());
+        let found = determine(b"\xFF", None, &PolicyOptions::default());
         let json = serde_json::to_string(&found).unwrap_or_default();
         assert!(json.contains(r#""level":"error""#), "{json}");
         assert!(json.contains(r#""code":"no-charset""#), "{json}");

@@ -6,32 +6,40 @@
 //! UTF-8?) and documents are small; anything over [`MAX_DOCUMENT_BYTES`] is refused rather
 //! than loaded: a multi-gigabyte dump is `scan`'s job.
 //!
-//! Exit codes: 0 every input determined without a diagnostic; 1 some input determined, but
-//! with conflicts or notices; 2 some input not determinable (`no-charset`) or not readable,
-//! which wins over 1.
+//! Exit codes: 0 every input determined without a diagnostic; 1 every input answered, some
+//! with conflicts or notices (a guess, ASCII); 3 some input not determinable (`no-charset`),
+//! which wins over 1; 2 some input not readable, or a usage error, which wins over 3.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Args;
 
+use rayon::prelude::*;
+
 use super::Outcome;
+use super::inputs::{FILE_WINDOW, Selection};
 use crate::Error;
 use crate::charset::{
-    Declaration, Determination, HttpMessage, KnownEncoding, PolicyOptions, determine,
-    determine_http_message,
+    DEFAULT_MIN_CONFIDENCE, Declaration, Determination, HttpMessage, KnownEncoding, PolicyOptions,
+    Score, determine, determine_http_message, determine_whatwg,
 };
 use crate::engine::Input;
 use crate::report;
+use encoding_rs::Encoding;
 
 /// The largest document `detect` reads: 256 MiB (268,435,456 bytes).
 pub(crate) const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
 
 #[derive(Args, Clone, Debug)]
 pub(crate) struct DetectArgs {
-    /// Documents; none, or `-`, reads standard input.
-    paths: Vec<PathBuf>,
+    /// Documents and directories, walked as `scan` walks them (`--schema` and `--no-mmap`
+    /// change nothing here; files that look binary are skipped in a walk unless they are
+    /// UTF-16/32).
+    #[command(flatten)]
+    selection: Selection,
     /// The `Content-Type` header the documents were served with, e.g.
     /// 'text/html; charset=utf-8'.
     #[arg(long, value_name = "CONTENT_TYPE", conflicts_with = "http")]
@@ -40,9 +48,20 @@ pub(crate) struct DetectArgs {
     /// `curl -i` saves it; its `Content-Type` header counts as the protocol's charset.
     #[arg(long)]
     http: bool,
-    /// The encoding to use when nothing determines one, instead of the `no-charset` error.
+    /// The encoding to use when nothing determines one, instead of a guess or the
+    /// `no-charset` error.
     #[arg(long, value_name = "ENCODING")]
     assume: Option<String>,
+    /// The confidence (0 to 1) a statistical guess needs to be the answer when nothing
+    /// declares the encoding; a weaker one leaves the document undetermined (`no-charset`).
+    /// 1 refuses every guess.
+    #[arg(long, value_name = "SCORE", default_value_t = DEFAULT_MIN_CONFIDENCE)]
+    min_confidence: f64,
+    /// Answer as a browser does (the HTML Standard): BOM, HTTP header, `<meta>` prescan, a
+    /// `<meta>` found later, UTF-16 in a `<meta>` read as UTF-8, then windows-1252 (or
+    /// `--assume`); the bytes are compared, never obeyed.
+    #[arg(long)]
+    whatwg: bool,
     /// One JSON object per input (JSON Lines).
     #[arg(long)]
     json: bool,
@@ -56,51 +75,229 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
             "--assume: '{label}' is not a known encoding label"
         )));
     }
+    let Some(min_confidence) = Score::from_value(args.min_confidence) else {
+        return Outcome::failed(&Error::Usage(format!(
+            "--min-confidence: {} is not a number from 0 to 1",
+            args.min_confidence
+        )));
+    };
     let options = PolicyOptions {
         assume: args.assume.clone(),
+        min_confidence,
         ..PolicyOptions::default()
     };
-    let inputs: Vec<Input> = if args.paths.is_empty() {
-        vec![Input::stdin()]
-    } else {
-        args.paths
-            .iter()
-            .map(|path| Input::from_arg(path))
-            .collect()
-    };
     let mut outcome = Outcome::default();
+    let prepared = match args.selection.prepare(&mut outcome) {
+        Ok(prepared) => prepared,
+        Err(error) => return Outcome::failed(&error),
+    };
+    // A tree gets one line per file and a summary; documents named one by one get the whole
+    // report each.
+    let tree = prepared.found.iter().any(|found| found.root.is_some());
+    let mut totals = Totals::default();
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    for input in &inputs {
-        let name = input.display_path().display().to_string();
-        match read_document(input) {
-            Ok(document) => {
-                let found = if args.http {
-                    determine_http_message(&HttpMessage::parse(&document), &options)
-                } else {
-                    let content_type = args.content_type.as_deref().map(str::as_bytes);
-                    determine(&document, content_type, &options)
-                };
-                outcome.found |= !found.diagnostics.is_empty();
-                outcome.errors |= found.encoding.is_none() || found.has_errors();
-                let text = if args.json {
-                    let body = serde_json::to_value(&found).unwrap_or_default();
-                    format!("{}\n", report::record("detect", Some(&name), body))
-                } else {
-                    text_block(&name, &found)
-                };
-                let _ = out.write_all(text.as_bytes());
-            }
-            Err(error) => {
-                if args.json {
-                    let body = serde_json::json!({ "message": error.to_string() });
-                    let _ = writeln!(out, "{}", report::record("error", Some(&name), body));
+    for window in prepared.found.chunks(FILE_WINDOW) {
+        let results: Vec<Result<Option<Determination>, Error>> = prepared.pool.install(|| {
+            window
+                .par_iter()
+                .map(|found| {
+                    prepared.show(&found.input);
+                    let document = read_document(&found.input)?;
+                    let determination = determine_document(args, &document, &options);
+                    let skipped = found.root.is_some()
+                        && prepared.skip_binary
+                        && looks_binary(&document)
+                        && !is_wide_unicode(&determination);
+                    Ok((!skipped).then_some(determination))
+                })
+                .collect()
+        });
+        for (found, result) in window.iter().zip(results) {
+            let name = found.input.display_path().display().to_string();
+            let text = match result {
+                Ok(Some(determination)) => {
+                    outcome.found |= !determination.diagnostics.is_empty();
+                    outcome.undetermined |=
+                        determination.encoding.is_none() || determination.has_errors();
+                    totals.add(&determination);
+                    if args.json {
+                        let body = serde_json::to_value(&determination).unwrap_or_default();
+                        format!("{}\n", report::record("detect", Some(&name), body))
+                    } else if tree {
+                        format!("{}\n", one_line(&name, &determination))
+                    } else {
+                        text_block(&name, &determination)
+                    }
                 }
-                outcome.error(&error);
+                Ok(None) => {
+                    totals.skipped += 1;
+                    if args.json {
+                        let body = serde_json::json!({ "reason": "binary" });
+                        format!("{}\n", report::record("skipped", Some(&name), body))
+                    } else {
+                        format!("{name}: skipped (looks binary; --binary reads it)\n")
+                    }
+                }
+                Err(error) => {
+                    totals.errors += 1;
+                    outcome.error(&error);
+                    if !args.json {
+                        continue;
+                    }
+                    let body = serde_json::json!({ "message": error.to_string() });
+                    format!("{}\n", report::record("error", Some(&name), body))
+                }
+            };
+            if let Err(source) = out.write_all(text.as_bytes()) {
+                outcome.stop_or_report(&Error::Write {
+                    path: "<stdout>".into(),
+                    source,
+                });
+                prepared.finish();
+                return outcome;
             }
         }
     }
+    prepared.finish();
+    if tree {
+        let text = if args.json {
+            format!("{}\n", report::record("total", None, totals.json()))
+        } else {
+            totals.text()
+        };
+        if let Err(source) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            outcome.stop_or_report(&Error::Write {
+                path: "<stdout>".into(),
+                source,
+            });
+        }
+    }
     outcome
+}
+
+/// Whether the first 8 KiB hold a NUL byte, as `scan` judges binary files.
+fn looks_binary(document: &[u8]) -> bool {
+    let head = document.get(..8 << 10).unwrap_or(document);
+    memchr::memchr(0, head).is_some()
+}
+
+/// Whether the answer is UTF-16/32, whose text is full of NUL bytes.
+fn is_wide_unicode(determination: &Determination) -> bool {
+    determination
+        .encoding
+        .as_deref()
+        .and_then(KnownEncoding::for_label)
+        .is_some_and(|encoding| !encoding.is_ascii_compatible())
+}
+
+/// What a tree holds: files per encoding, and how many were guesses, undetermined, skipped or
+/// unreadable.
+#[derive(Default)]
+struct Totals {
+    files: u64,
+    encodings: BTreeMap<String, u64>,
+    guesses: BTreeMap<String, u64>,
+    undetermined: u64,
+    skipped: u64,
+    errors: u64,
+}
+
+impl Totals {
+    fn add(&mut self, determination: &Determination) {
+        self.files += 1;
+        match &determination.encoding {
+            Some(encoding) => {
+                *self.encodings.entry(encoding.clone()).or_default() += 1;
+                if determination.guess {
+                    *self.guesses.entry(encoding.clone()).or_default() += 1;
+                }
+            }
+            None => self.undetermined += 1,
+        }
+    }
+
+    /// The encodings, most files first (then by name).
+    fn by_count(&self) -> Vec<(&str, u64)> {
+        let mut all: Vec<(&str, u64)> = self
+            .encodings
+            .iter()
+            .map(|(name, n)| (name.as_str(), *n))
+            .collect();
+        all.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        all
+    }
+
+    /// `total (12 files, 1 skipped, 0 unreadable): UTF-8 8, windows-1252 3 (2 guesses),
+    /// undetermined 1`.
+    fn text(&self) -> String {
+        let mut parts: Vec<String> = self
+            .by_count()
+            .into_iter()
+            .map(|(name, n)| match self.guesses.get(name) {
+                Some(&guesses) => {
+                    let plural = if guesses == 1 { "" } else { "es" };
+                    format!("{name} {n} ({guesses} guess{plural})")
+                }
+                None => format!("{name} {n}"),
+            })
+            .collect();
+        if self.undetermined > 0 {
+            parts.push(format!("undetermined {}", self.undetermined));
+        }
+        if parts.is_empty() {
+            parts.push("nothing".to_owned());
+        }
+        let plural = if self.files == 1 { "" } else { "s" };
+        format!(
+            "total ({} file{plural}, {} skipped, {} unreadable): {}\n",
+            self.files,
+            self.skipped,
+            self.errors,
+            parts.join(", ")
+        )
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let encodings: serde_json::Map<String, serde_json::Value> = self
+            .by_count()
+            .into_iter()
+            .map(|(name, n)| (name.to_owned(), n.into()))
+            .collect();
+        serde_json::json!({
+            "files": self.files,
+            "encodings": encodings,
+            "guesses": self.guesses,
+            "undetermined": self.undetermined,
+            "skipped": self.skipped,
+            "errors": self.errors,
+        })
+    }
+}
+
+/// The policy the arguments ask for, applied to one document.
+fn determine_document(
+    args: &DetectArgs,
+    document: &[u8],
+    options: &PolicyOptions,
+) -> Determination {
+    let content_type = args.content_type.as_deref().map(str::as_bytes);
+    if args.whatwg {
+        let default = options
+            .assume
+            .as_deref()
+            .and_then(|label| Encoding::for_label(label.as_bytes()));
+        if args.http {
+            let message = HttpMessage::parse(document);
+            let content_type = message.header("Content-Type");
+            return determine_whatwg(message.body, content_type.as_deref(), default);
+        }
+        return determine_whatwg(document, content_type, default);
+    }
+    if args.http {
+        return determine_http_message(&HttpMessage::parse(document), options);
+    }
+    determine(document, content_type, options)
 }
 
 /// The whole input, or an error naming it if it cannot be read or is too large.
@@ -166,14 +363,39 @@ fn declaration_text(declaration: &Declaration) -> String {
     )
 }
 
+/// `page.html: UTF-8 from meta "utf-8"`, `legacy.txt: windows-1252 (guess, 0.93)`,
+/// `x: not determined`.
+fn answer_line(name: &str, found: &Determination) -> String {
+    match (&found.encoding, found.source, &found.label) {
+        (Some(encoding), Some(_), Some(_)) if found.guess => {
+            let confidence = found.confidence.unwrap_or_default();
+            format!("{name}: {encoding} (guess, {confidence})")
+        }
+        (Some(encoding), Some(source), Some(label)) => {
+            format!("{name}: {encoding} from {source} \"{label}\"")
+        }
+        _ => format!("{name}: not determined"),
+    }
+}
+
+/// `page.html: UTF-8 from meta "utf-8"; warning conflict, notice not-declared`: the answer
+/// and what the diagnostics are about, for a file of a tree.
+fn one_line(name: &str, found: &Determination) -> String {
+    let mut line = answer_line(name, found);
+    let codes: Vec<String> = found
+        .diagnostics
+        .iter()
+        .map(|d| format!("{} {}", d.level.as_str(), d.code.as_str()))
+        .collect();
+    if !codes.is_empty() {
+        line = format!("{line}; {}", codes.join(", "));
+    }
+    line
+}
+
 /// The text report of one input: the answer, the declarations, the bytes, the diagnostics.
 fn text_block(name: &str, found: &Determination) -> String {
-    let mut out = match (&found.encoding, found.source, &found.label) {
-        (Some(encoding), Some(source), Some(label)) => {
-            format!("{name}: {encoding} from {source} \"{label}\"\n")
-        }
-        _ => format!("{name}: not determined\n"),
-    };
+    let mut out = format!("{}\n", answer_line(name, found));
     let declared: Vec<String> = found.declared.iter().map(declaration_text).collect();
     if declared.is_empty() {
         out += "  declared: nothing\n";
@@ -226,7 +448,7 @@ mod tests {
 
     #[test]
     fn text_block_of_nothing() {
-        let found = determine(b"plain", None, &PolicyOptions::default());
+        let found = determine(b"Stra\xDFe", None, &PolicyOptions::default());
         let text = text_block("-", &found);
         assert!(
             text.starts_with("-: not determined\n  declared: nothing\n"),

@@ -2,8 +2,10 @@
 //! over the library that maps outcomes to exit codes.
 //!
 //! Exit codes: `scan`, `explain` and `detect` follow grep (0 nothing found, 1 found, 2 an
-//! error, which wins over 1); `fix` follows `sed` and `iconv` (0 done, whether or not anything
-//! was repaired; 1 some input skipped and passed on unchanged; 2 an error).
+//! error, which wins over 1); `detect` adds 3 for a document whose encoding cannot be told,
+//! which is not an error of the run (2 wins over it, it wins over 1); `fix` follows `sed` and
+//! `iconv` (0 done, whether or not anything was repaired; 1 some input skipped and passed on
+//! unchanged; 2 an error).
 
 mod detect;
 mod explain;
@@ -89,6 +91,8 @@ pub(crate) struct Outcome {
     pub(crate) errors: bool,
     /// The output pipe was closed by its reader (`fix big | head`): the run ended there.
     pub(crate) output_closed: bool,
+    /// Some input's encoding could not be told (`detect`'s `no-charset`).
+    pub(crate) undetermined: bool,
 }
 
 impl Outcome {
@@ -98,6 +102,7 @@ impl Outcome {
             // As ripgrep does: the reader stopped reading, which is its business, and its own
             // status tells a pipeline whether that went well.
             (false, true, _) => ExitCode::SUCCESS,
+            (false, false, _) if self.undetermined => ExitCode::from(3),
             (false, false, true) => ExitCode::from(1),
             (false, false, false) => ExitCode::SUCCESS,
         }

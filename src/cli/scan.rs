@@ -10,8 +10,10 @@ use super::inputs::{FILE_WINDOW, Selection};
 use super::values::FormatArg;
 use super::{Detection, Outcome};
 use crate::Error;
+use crate::charset::Confidence;
 use crate::charset::{FileFacts, Survey, survey};
 use crate::dump::{self, DumpOptions, DumpReport};
+use crate::engine::transcode::{self, Basis, TextKind};
 use crate::engine::{self, Input};
 use crate::mojibake::{Counts, Scanner};
 use crate::report;
@@ -37,8 +39,14 @@ pub(crate) struct ScanArgs {
 
 /// What became of one input.
 enum Scanned {
-    /// Counts, the encoding survey, and for a dump its tables and columns.
-    Counts(Box<Counts>, Box<Survey>, Option<Box<DumpReport>>),
+    /// Counts, the encoding survey, what `fix` would make of a file that is not UTF-8, and
+    /// for a dump its tables and columns.
+    Counts(
+        Box<Counts>,
+        Box<Survey>,
+        Option<String>,
+        Option<Box<DumpReport>>,
+    ),
     SkippedBinary,
     Failed(Error),
 }
@@ -64,9 +72,7 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                         Ok(true) => Scanned::SkippedBinary,
                         Ok(false) => match scan_and_survey(args, &scanner, &found.input, &prepared)
                         {
-                            Ok((counts, survey, tables)) => {
-                                Scanned::Counts(Box::new(counts), Box::new(survey), tables)
-                            }
+                            Ok(scanned) => scanned,
                             Err(error) => Scanned::Failed(error),
                         },
                         Err(error) => Scanned::Failed(error),
@@ -77,12 +83,15 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
         for (found, result) in window.iter().zip(results) {
             let name = found.input.display_path().display().to_string();
             let line = match result {
-                Scanned::Counts(counts, survey, tables) => {
+                Scanned::Counts(counts, survey, fix, tables) => {
                     files += 1;
                     outcome.found |= counts.double_encoded > 0;
                     let line = if args.json {
                         let mut body = report::counts_json(readings, &counts, args.top);
                         body["encoding"] = serde_json::to_value(&survey).unwrap_or_default();
+                        if let Some(fix) = &fix {
+                            body["encoding"]["fix"] = fix.as_str().into();
+                        }
                         if let Some(tables) = &tables {
                             body["dump"] = tables.json(readings);
                         }
@@ -91,6 +100,9 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                         let mut text = report::counts_text(readings, &name, &counts, args.top);
                         for diagnostic in &survey.diagnostics {
                             text += &format!("  {}\n", diagnostic.message);
+                        }
+                        if let Some(fix) = &fix {
+                            text += &format!("  {fix}\n");
                         }
                         if let Some(tables) = &tables {
                             text += &tables.text(readings, false);
@@ -161,8 +173,8 @@ fn scan_and_survey(
     scanner: &Scanner,
     input: &Input,
     prepared: &Prepared,
-) -> Result<(Counts, Survey, Option<Box<DumpReport>>), Error> {
-    let (counts, head, tables) = match dump::dialect_of(input, args.format.into())? {
+) -> Result<Scanned, Error> {
+    let (counts, head, tables, kind) = match dump::dialect_of(input, args.format.into())? {
         Some(dialect) => {
             let options = DumpOptions {
                 dialect,
@@ -173,12 +185,19 @@ fn scan_and_survey(
             let (mut tables, head) =
                 dump::scan_dump(scanner, input, &options, &prepared.engine, SURVEY_LIMIT)?;
             let counts = std::mem::take(&mut tables.counts);
-            (counts, head, Some(Box::new(tables)))
+            // `fix` judges a dump by its text, leaving its blobs out: asked again only of a
+            // dump that is not UTF-8, and of a file (a stream cannot be read twice).
+            let kind = match counts.first_invalid_offset {
+                Some(_) if !input.is_stdin() => Some(dump::classify(input, &options)?),
+                _ => None,
+            };
+            (counts, head, Some(Box::new(tables)), kind)
         }
         None => {
             let (counts, head) =
                 engine::scan_input_keeping_head(scanner, input, &prepared.engine, SURVEY_LIMIT)?;
-            (counts, head, None)
+            let kind = transcode::classify_head(&head);
+            (counts, head, None, Some(kind))
         }
     };
     let facts = FileFacts {
@@ -187,5 +206,52 @@ fn scan_and_survey(
         double_encoded: counts.double_encoded,
     };
     let survey = survey(&head, &facts);
-    Ok((counts, survey, tables))
+    let fix = kind.and_then(|kind| what_fix_does(&kind, &survey, &facts));
+    Ok(Scanned::Counts(
+        Box::new(counts),
+        Box::new(survey),
+        fix,
+        tables,
+    ))
+}
+
+/// What `fix` will do with a file that is not UTF-8, by the rule it judges files with:
+/// `windows-1252 (guess, 0.93): use --transcode`, `UTF-16LE by its byte order mark: use
+/// --transcode`, or why it cannot convert it unasked. `None` for a UTF-8 file; a file with
+/// a few stray bytes is repaired as UTF-8, and says so.
+fn what_fix_does(kind: &TextKind, survey: &Survey, facts: &FileFacts) -> Option<String> {
+    match kind {
+        TextKind::Legacy(legacy) => {
+            let name = legacy.encoding.name();
+            let what = match legacy.basis {
+                Basis::ByteOrderMark => format!("{name} by its byte order mark"),
+                Basis::FirstCharacters => format!("{name} by its first characters"),
+                Basis::Guess { confidence, .. } => {
+                    let score = survey
+                        .actual
+                        .detected
+                        .as_ref()
+                        .filter(|d| d.guess && d.encoding.as_deref() == Some(name))
+                        .and_then(|d| d.confidence);
+                    match (score, confidence) {
+                        (Some(score), _) => format!("{name} (guess, {score})"),
+                        (None, Confidence::High) => format!("{name} (guess, high)"),
+                        (None, Confidence::Low) => format!("{name} (guess, low)"),
+                    }
+                }
+            };
+            let action = match legacy.source_encoding(None) {
+                Ok(_) => "use --transcode".to_owned(),
+                Err(why) => why.to_owned(),
+            };
+            Some(format!("{what}: {action}"))
+        }
+        TextKind::Utf8 => facts.first_invalid_offset.map(|offset| {
+            format!(
+                "UTF-8 with stray bytes (the first at offset {offset}): fix repairs it as UTF-8 \
+                 and keeps them as they are"
+            )
+        }),
+        TextKind::Binary => None,
+    }
 }

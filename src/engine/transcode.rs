@@ -159,14 +159,19 @@ pub const JUDGED_HEAD: usize = super::blocks::BLOCK_SIZE;
 
 /// Tells what `input` is, by the rule in the module documentation, from its head.
 pub fn classify(input: &Input) -> Result<TextKind, Error> {
-    let head = input.head(JUDGED_HEAD)?;
-    if let Some(kind) = by_structure(&head) {
-        return Ok(kind);
+    Ok(classify_head(&input.head(JUDGED_HEAD)?))
+}
+
+/// [`classify`] for an input whose first [`JUDGED_HEAD`] bytes (or all of it, if shorter) are
+/// `head`: for a caller that has read them already.
+pub fn classify_head(head: &[u8]) -> TextKind {
+    if let Some(kind) = by_structure(head) {
+        return kind;
     }
-    Ok(match first_invalid_in_head(&head) {
+    match first_invalid_in_head(head) {
         None => TextKind::Utf8,
-        Some(first_invalid) => judge_head(&head, first_invalid),
-    })
+        Some(first_invalid) => judge_head(head, first_invalid),
+    }
 }
 
 /// The part of the rule that the structure of the start decides, before any text is judged:
@@ -314,7 +319,7 @@ fn judge(first_invalid: u64, sample: &[Vec<u8>]) -> TextKind {
         .and_then(KnownEncoding::for_label);
     // chardetng always names an encoding; were it not to, its own fallback for Latin text
     // stands in, as a low-confidence guess.
-    let (encoding, confidence) = match (guess, evidence.confidence) {
+    let (encoding, confidence) = match (guess, evidence.level) {
         (Some(encoding), Some(confidence)) => (encoding, confidence),
         _ => (
             KnownEncoding::Whatwg(encoding_rs::WINDOWS_1252),

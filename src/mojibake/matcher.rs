@@ -220,8 +220,8 @@ mod tests {
     }
 
     #[test]
-    fn seed_ranges_match_and_decode() {
-        // One case per range of the seed's pattern, at both ends of the range.
+    fn documented_ranges_match_and_decode() {
+        // One case per range of the documented byte pattern, at both ends of the range.
         let cases: &[(&str, char)] = &[
             ("\u{c2}\u{80}", '\u{80}'),
             ("\u{df}\u{bf}", '\u{7ff}'),

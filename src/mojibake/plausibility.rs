@@ -56,7 +56,7 @@ pub const CONTEXT_WINDOW: usize = 4096;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Strictness {
-    /// Every match of the strict byte pattern, as the seed's regular expression does.
+    /// Every match of the strict byte pattern, even those the rule rejects.
     Pattern,
     /// Certain and ambiguous runs; never those the rule rejects.
     Lenient,
@@ -498,7 +498,7 @@ mod tests {
     }
 
     #[test]
-    fn the_issues_look_alikes_are_not_certain() {
+    fn reported_look_alikes_are_not_certain() {
         // Correct text that the byte pattern matches.
         assert!(matches!(verdict_in("CAF", "É®", ""), Verdict::Rejected(_)));
         assert!(matches!(verdict_in("»", "ß«", ""), Verdict::Rejected(_)));
