@@ -781,6 +781,8 @@ fn fuzz_html_document() {
             charset::encoding_from_html_document(input, &options);
         }
         charset::determine(input, Some(b"text/html"), &PolicyOptions::default());
+        charset::determine_whatwg(input, None, None);
+        charset::determine_whatwg(input, Some(b"text/html; charset=utf-16"), None);
     });
 }
 
