@@ -46,6 +46,19 @@ pub(crate) struct Lexed {
 }
 
 impl Lexed {
+    /// The value that holds the whole of `span`, if any, for spans asked in input order:
+    /// `next` is where the last search stopped, and never goes back.
+    pub fn value_holding(&self, next: &mut usize, span: &Range<usize>) -> Option<&Value> {
+        while let Some(value) = self.values.get(*next)
+            && value.span.end <= span.start
+        {
+            *next += 1;
+        }
+        self.values
+            .get(*next)
+            .filter(|v| v.span.start <= span.start && span.end <= v.span.end)
+    }
+
     fn clear(&mut self) {
         self.values.clear();
         self.rows.clear();

@@ -674,18 +674,14 @@ fn findings_of(
 /// ([`crate::mojibake::scope`]): the column is the scope of its cells, as far as the buffer
 /// holds them.
 fn lend_columns(scanner: &Scanner, buffer: &mut LexedBuffer) {
-    let values = &buffer.lexed.values;
+    let lexed = &buffer.lexed;
     let mut next = 0;
     let scope_of = |run: &Range<usize>| {
-        while values.get(next).is_some_and(|v| v.span.end <= run.start) {
-            next += 1;
-        }
-        let value = values.get(next)?;
+        let value = lexed.value_holding(&mut next, run)?;
         let Place::Cell { table, column, .. } = value.place else {
             return None;
         };
-        let inside = value.span.start <= run.start && run.end <= value.span.end;
-        (inside && value.text).then(|| ScopedValue {
+        value.text.then(|| ScopedValue {
             scope: u64::from(table) << 32 | u64::from(column),
             value: value.cell,
             span: value.span.clone(),

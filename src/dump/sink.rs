@@ -230,15 +230,8 @@ impl<'a, W: Write> DumpSink<'a, W> {
 
     /// The value that holds the whole of `run`, if any (text, or binary).
     fn value_of(&mut self, run: &Run<'_>) -> Option<&'a Value> {
-        let values = &self.lexed.values;
-        while let Some(value) = values.get(self.next_value)
-            && value.span.end <= run.span.start
-        {
-            self.next_value += 1;
-        }
-        values
-            .get(self.next_value)
-            .filter(|v| v.span.start <= run.span.start && run.span.end <= v.span.end)
+        let lexed: &'a Lexed = self.lexed;
+        lexed.value_holding(&mut self.next_value, &run.span)
     }
 
     /// Writes the input up to `to`, with the edits that lie before it (and logs them).

@@ -96,17 +96,13 @@ impl RecordedScan {
             if !borrows(&self.runs[i]) {
                 continue;
             }
-            // The runs of the same value, before and after this one.
-            let same_value = |run: &&RecordedRun| {
-                run.span.start < scope.span.end && scope.span.start < run.span.end
-            };
-            let first = self.runs[..i]
-                .iter()
-                .rposition(|run| !same_value(&run))
-                .map_or(0, |k| k + 1);
+            // The runs of the same value: runs are in input order.
+            let first = self
+                .runs
+                .partition_point(|run| run.span.end <= scope.span.start);
             let spans = self.runs[first..]
                 .iter()
-                .take_while(same_value)
+                .take_while(|run| run.span.start < scope.span.end)
                 .map(|run| &run.span);
             if only_runs_beyond_ascii(input, &scope.span, spans) {
                 lent += 1;

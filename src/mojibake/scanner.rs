@@ -492,11 +492,8 @@ impl Scanner {
         // encoding: nothing said about depth, nor enough to outweigh clean text.
         let signals = Signals {
             certain: matches!(verdict, Verdict::Certain(_)),
-            strongly: false,
             layers: 1,
-            settled: false,
-            lone: None,
-            peels_on_its_own: 0,
+            ..Signals::default()
         };
         Resolved {
             verdict,
