@@ -3,8 +3,8 @@
 //!
 //! - `sql`: an SQL-like, mostly ASCII file in which 2% of the strings are double-encoded (the
 //!   audit of a database dump);
-//! - `dense`: correctly encoded multilingual text with nothing to repair, where the prefilter's
-//!   `0xC3` is everywhere (its worst case).
+//! - `dense`: correctly encoded multilingual text with nothing to repair, where the candidate
+//!   filter's `0xC3` is everywhere (its worst case).
 //!
 //! Run with `cargo bench --bench throughput`; criterion prints GiB/s.
 

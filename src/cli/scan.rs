@@ -196,7 +196,10 @@ fn scan_and_survey(
         None => {
             let (counts, head) =
                 engine::scan_input_keeping_head(scanner, input, &prepared.engine, SURVEY_LIMIT)?;
-            let kind = transcode::classify_head(&head);
+            let kind = match counts.first_invalid_offset {
+                None => transcode::classify_valid_head(&head),
+                Some(_) => transcode::classify_head(&head),
+            };
             (counts, head, None, Some(kind))
         }
     };

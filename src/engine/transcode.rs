@@ -181,6 +181,12 @@ pub fn classify_structure(input: &Input) -> Result<Option<TextKind>, Error> {
     Ok(by_structure(&input.head(SAMPLE_LIMIT)?))
 }
 
+/// [`classify_head`] for the head of an input already known to be well-formed UTF-8 (a scan
+/// counted no invalid byte): only its structure is left to judge, not its bytes again.
+pub fn classify_valid_head(head: &[u8]) -> TextKind {
+    by_structure(head).unwrap_or(TextKind::Utf8)
+}
+
 fn by_structure(head: &[u8]) -> Option<TextKind> {
     let start = &head[..head.len().min(SAMPLE_LIMIT)];
     if let Some(wide) = wide_unicode(start) {

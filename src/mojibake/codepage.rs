@@ -267,8 +267,8 @@ impl Readings {
     }
 
     /// First UTF-8 bytes of every character that stands for a UTF-8 lead byte (`C2..=F4`).
-    /// Every double-encoded sequence starts with one of them, so they feed the prefilter: for
-    /// ISO-8859-1 and Windows-1252 this is the single byte `0xC3`.
+    /// Every double-encoded sequence starts with one of them: for ISO-8859-1 and Windows-1252
+    /// this is the single byte `0xC3`.
     pub fn lead_first_bytes(&self) -> &[u8] {
         &self.lead_first_bytes
     }
@@ -276,7 +276,7 @@ impl Readings {
     /// True when a buffer may be cut just before `byte` without splitting a UTF-8 character or
     /// a double-encoded sequence: `byte` is no continuation byte, and no character standing
     /// for a continuation byte starts with it. ASCII always qualifies, and so does the
-    /// prefilter's `0xC3` for the Western pages (it only ever starts a sequence).
+    /// candidate filter's `0xC3` for the Western pages (it only ever starts a sequence).
     #[inline]
     pub fn is_cut_safe(&self, byte: u8) -> bool {
         !self.cut_unsafe[usize::from(byte)]
@@ -307,7 +307,7 @@ impl Readings {
         self.pages.get(bit).map_or("mixed", |page| page.name)
     }
 
-    fn entries(&self) -> impl Iterator<Item = (char, ByteOrigin)> + '_ {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (char, ByteOrigin)> + '_ {
         let low = self.low.iter().enumerate().filter_map(|(cp, origin)| {
             let origin = (*origin)?;
             Some((char::from_u32(cp as u32)?, origin))

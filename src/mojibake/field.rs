@@ -35,6 +35,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use bstr::ByteSlice;
+
 use super::classes::{CharClass, Script, class_of, is_alphabetic};
 use super::codepage::{Readings, is_lead_byte};
 use super::matcher::RepairedChar;
@@ -80,9 +82,13 @@ pub(crate) fn first_field_end(input: &[u8], range: Range<usize>) -> Option<usize
     // Most gaps in garbled text are a few bytes long: a table lookup per byte beats the set-up
     // of two vector searches there.
     if range.len() <= SHORT_GAP {
-        return range
-            .into_iter()
-            .find(|&at| MAY_END_FIELD[usize::from(input[at])] && ends_field(input, at));
+        let start = range.start;
+        return input[range]
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| MAY_END_FIELD[usize::from(b)])
+            .map(|(k, _)| start + k)
+            .find(|&at| ends_field(input, at));
     }
     let mut at = range.start;
     while at < range.end {
@@ -102,16 +108,29 @@ pub(crate) fn first_field_end(input: &[u8], range: Range<usize>) -> Option<usize
     None
 }
 
-/// The last byte in `range` that ends a field.
+/// The last byte in `range` that ends a field: [`first_field_end`] backwards.
 fn last_field_end(input: &[u8], range: Range<usize>) -> Option<usize> {
-    let start = range.start;
-    input[range]
-        .iter()
-        .enumerate()
-        .rev()
-        .filter(|&(_, &b)| MAY_END_FIELD[usize::from(b)])
-        .map(|(k, _)| start + k)
-        .find(|&at| ends_field(input, at))
+    if range.len() <= SHORT_GAP {
+        return range
+            .rev()
+            .find(|&at| MAY_END_FIELD[usize::from(input[at])] && ends_field(input, at));
+    }
+    let mut end = range.end;
+    while end > range.start {
+        let gap = &input[range.start..end];
+        let hard = memchr::memrchr3(b'\n', b'\t', b'"', gap);
+        let soft = memchr::memrchr3(b'\'', b',', b';', gap);
+        let k = match (hard, soft) {
+            (Some(h), Some(s)) => h.max(s),
+            (Some(k), None) | (None, Some(k)) => k,
+            (None, None) => return None,
+        };
+        if ends_field(input, range.start + k) {
+            return Some(range.start + k);
+        }
+        end = range.start + k;
+    }
+    None
 }
 
 /// What the clean text of a field (its bytes outside every run) holds.
@@ -136,7 +155,7 @@ impl CleanText {
         let mut found = CleanText::default();
         let mut at = range.start;
         while at < range.end {
-            let Some(k) = input[at..range.end].iter().position(|&b| b >= 0x80) else {
+            let Some(k) = input[at..range.end].find_non_ascii_byte() else {
                 break;
             };
             at += k;
@@ -186,6 +205,10 @@ pub(crate) fn lone_letter(
     let [c] = chars else {
         return None;
     };
+    let letter = |c: Option<char>| c.is_some_and(is_alphabetic);
+    if letter(before) || letter(after) {
+        return None;
+    }
     let key = match class_of(c.original) {
         // Latin-1's own letters make the look-alikes of correct text (`»Ä«`); the letters of
         // Latin Extended alone in a list (`Ä¶ Ä· Ä»` → `Ķ ķ Ļ`) are keyed apart from them.
@@ -195,8 +218,7 @@ pub(crate) fn lone_letter(
         CharClass::Rare if is_alphabetic(c.original) => 0x100 + (u32::from(c.original) >> 7),
         _ => return None,
     };
-    let letter = |c: Option<char>| c.is_some_and(is_alphabetic);
-    (!letter(before) && !letter(after)).then_some(key)
+    Some(key)
 }
 
 /// The key of the lone letters of Latin Extended, whose garbled forms are Latin-1 letters and
@@ -374,8 +396,42 @@ const HELD_REACH: usize = 4 * CONTEXT_WINDOW;
 /// How many runs of a field are kept for reading its clean text later, while none waits.
 const KEPT_RUNS: usize = 1024;
 
-/// How many certain runs of a field are kept: one other than the run asking is enough.
-const KEPT_CERTAIN: usize = 2;
+/// The last two runs of a field with some property: one other than the run asking is all a
+/// decision needs, and two kept in place cost no allocation.
+#[derive(Debug, Default)]
+struct LastTwo<T> {
+    items: [Option<T>; 2],
+}
+
+impl<T> LastTwo<T> {
+    fn push(&mut self, item: T) {
+        self.items[0] = self.items[1].take();
+        self.items[1] = Some(item);
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &T> {
+        self.items.iter().flatten()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.items[1].is_none()
+    }
+
+    fn clear(&mut self) {
+        self.items = [None, None];
+    }
+}
+
+/// Where a run stands against the field the scan is in ([`Field::boundary`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Boundary {
+    /// It belongs to the field (or there is no field yet).
+    Within,
+    /// The field ends at this separator, before the run.
+    At(usize),
+    /// It lies beyond the field's reach: where the field ends is searched only if needed.
+    Beyond,
+}
 
 /// The evidence gathered in the field the scan is in.
 #[derive(Debug, Default)]
@@ -391,14 +447,14 @@ pub(crate) struct Field {
     last_end: Option<usize>,
     /// Where the field started to be gathered: its first run.
     first_start: usize,
-    certain: Vec<Range<usize>>,
-    strongly_certain: Vec<Range<usize>>,
+    certain: LastTwo<Range<usize>>,
+    strongly_certain: LastTwo<Range<usize>>,
     /// The most layers a certain run of the field carries.
     deepest: u8,
     /// The fewest layers of a certain run that holds no further one.
     shallowest_settled: Option<u8>,
     /// The runs whose ambiguous inner layer speaks for itself, with their layers.
-    peeling_on_their_own: Vec<(Range<usize>, u8)>,
+    peeling_on_their_own: LastTwo<(Range<usize>, u8)>,
     lone: Vec<(u32, usize)>,
     /// How many runs wait for the field to decide them.
     pub waiting: usize,
@@ -406,10 +462,18 @@ pub(crate) struct Field {
 
 impl Field {
     /// Whether a run starting at `start` belongs to this field: within [`CONTEXT_WINDOW`] of
-    /// the last run, with no separator between. `None` when the field has no run yet.
-    pub fn holds(&self, input: &[u8], start: usize) -> Option<bool> {
-        let last = self.last_end?;
-        Some(start - last <= CONTEXT_WINDOW && first_field_end(input, last..start).is_none())
+    /// the last run, with no separator between.
+    pub fn boundary(&self, input: &[u8], start: usize) -> Boundary {
+        let Some(last) = self.last_end else {
+            return Boundary::Within;
+        };
+        if start - last > CONTEXT_WINDOW {
+            return Boundary::Beyond;
+        }
+        match first_field_end(input, last..start) {
+            Some(at) => Boundary::At(at),
+            None => Boundary::Within,
+        }
     }
 
     /// Whether a run of the field so far is certain by strong evidence: then the field was
@@ -440,17 +504,11 @@ impl Field {
             self.clean_to = span.start;
         }
         self.last_end = Some(span.end);
-        let keep = |kept: &mut Vec<Range<usize>>| {
-            if kept.len() == KEPT_CERTAIN {
-                kept.remove(0);
-            }
-            kept.push(span.clone());
-        };
         if signals.certain {
-            keep(&mut self.certain);
+            self.certain.push(span.clone());
         }
         if signals.strongly {
-            keep(&mut self.strongly_certain);
+            self.strongly_certain.push(span.clone());
         }
         if signals.certain {
             self.deepest = self.deepest.max(signals.layers);
@@ -462,9 +520,6 @@ impl Field {
             );
         }
         if signals.peels_on_its_own > 0 {
-            if self.peeling_on_their_own.len() == KEPT_CERTAIN {
-                self.peeling_on_their_own.remove(0);
-            }
             self.peeling_on_their_own
                 .push((span.clone(), signals.peels_on_its_own));
         }
@@ -523,11 +578,11 @@ impl Field {
         self.runs.clear();
     }
 
-    /// Where the field ends after its last run: at the first separator, or as far as evidence
-    /// reaches; `limit` is where the scan stopped looking (the next run, or the end).
-    pub fn end_before(&self, input: &[u8], limit: usize) -> usize {
-        let last = self.last_end.unwrap_or(limit);
-        let reach = limit.min(last + CONTEXT_WINDOW).max(last);
+    /// Where the field ends after its last run, when no run follows within its reach: at the
+    /// first separator, or as far as evidence reaches.
+    pub fn end_after_last_run(&self, input: &[u8]) -> usize {
+        let last = self.last_end.unwrap_or(input.len());
+        let reach = input.len().min(last + CONTEXT_WINDOW).max(last);
         first_field_end(input, last..reach).unwrap_or(reach)
     }
 
@@ -547,7 +602,7 @@ impl Field {
         lone: Option<u32>,
         deeper: Option<&Deeper>,
     ) -> Decision {
-        let elsewhere = |kept: &[Range<usize>]| kept.iter().any(|other| other != span);
+        let elsewhere = |kept: &LastTwo<Range<usize>>| kept.iter().any(|other| other != span);
         // Clean text says the field was not garbled as a whole, unless a run in it is certain
         // by strong evidence: then it was garbled, at least in part (a value edited after the
         // garbling: `l’humanitÃ©`), and its clean text says no more.
@@ -645,24 +700,34 @@ impl Field {
 
     /// Starts a new field, keeping the memory of the last.
     pub fn clear(&mut self) {
-        let mut runs = std::mem::take(&mut self.runs);
-        let mut certain = std::mem::take(&mut self.certain);
-        let mut strongly_certain = std::mem::take(&mut self.strongly_certain);
-        let mut lone = std::mem::take(&mut self.lone);
-        let mut peeling = std::mem::take(&mut self.peeling_on_their_own);
-        peeling.clear();
+        let Field {
+            runs,
+            clean_to,
+            read_back,
+            clean,
+            last_end,
+            first_start,
+            certain,
+            strongly_certain,
+            deepest,
+            shallowest_settled,
+            peeling_on_their_own,
+            lone,
+            waiting,
+        } = self;
         runs.clear();
         certain.clear();
         strongly_certain.clear();
+        peeling_on_their_own.clear();
         lone.clear();
-        *self = Field {
-            runs,
-            certain,
-            strongly_certain,
-            lone,
-            peeling_on_their_own: peeling,
-            ..Field::default()
-        };
+        *clean_to = 0;
+        *read_back = false;
+        *clean = CleanText::default();
+        *last_end = None;
+        *first_start = 0;
+        *deepest = 0;
+        *shallowest_settled = None;
+        *waiting = 0;
     }
 }
 

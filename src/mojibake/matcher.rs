@@ -13,8 +13,7 @@
 //!
 //! Every match begins with a character that stands for a lead byte; for the Western pages that
 //! character is one of `Â..ô` (U+00C2..U+00F4), all encoded with the byte `0xC3` first. The
-//! [`Prefilter`] jumps between such bytes with `memchr`, so the matcher only runs where a match
-//! could start: a mostly-ASCII file is scanned at the speed of `memchr`.
+//! matcher only runs where [`super::candidates`] says a match could start.
 
 use std::ops::Range;
 
@@ -169,46 +168,6 @@ fn cesu8_pair(
     })
 }
 
-/// Finds the next position where a double-encoded sequence could start.
-#[derive(Clone, Debug)]
-pub enum Prefilter {
-    One(u8),
-    Two(u8, u8),
-    Three(u8, u8, u8),
-    /// More first bytes than `memchr3` takes: a byte-set test on every byte.
-    Set(Box<[bool; 256]>),
-}
-
-impl Prefilter {
-    pub fn new(readings: &Readings) -> Prefilter {
-        match *readings.lead_first_bytes() {
-            [a] => Prefilter::One(a),
-            [a, b] => Prefilter::Two(a, b),
-            [a, b, c] => Prefilter::Three(a, b, c),
-            ref many => {
-                let mut set = Box::new([false; 256]);
-                for &b in many {
-                    set[usize::from(b)] = true;
-                }
-                Prefilter::Set(set)
-            }
-        }
-    }
-
-    /// The first candidate position at or after `from`.
-    #[inline]
-    pub fn find(&self, haystack: &[u8], from: usize) -> Option<usize> {
-        let rest = haystack.get(from..)?;
-        let found = match self {
-            Prefilter::One(a) => memchr::memchr(*a, rest),
-            Prefilter::Two(a, b) => memchr::memchr2(*a, *b, rest),
-            Prefilter::Three(a, b, c) => memchr::memchr3(*a, *b, *c, rest),
-            Prefilter::Set(set) => rest.iter().position(|&b| set[usize::from(b)]),
-        };
-        found.map(|i| from + i)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,15 +233,5 @@ mod tests {
         assert_eq!(one("â€\u{99}".as_bytes()), Some(('’', 7, "mixed")));
         // The five bytes Windows-1252 leaves undefined are C1 controls under both readings.
         assert_eq!(one("Ã\u{81}".as_bytes()), Some(('Á', 4, "either")));
-    }
-
-    #[test]
-    fn prefilter_finds_only_candidates() {
-        let readings = Readings::western();
-        let prefilter = Prefilter::new(&readings);
-        let text = "abc é Ã© ’".as_bytes();
-        assert_eq!(prefilter.find(text, 0), Some(4));
-        assert_eq!(prefilter.find(text, 5), Some(7));
-        assert_eq!(prefilter.find(text, 8), None);
     }
 }

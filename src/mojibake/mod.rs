@@ -2,7 +2,8 @@
 //! terminals.
 //!
 //! - [`codepage`]: the single-byte code pages as tables, and their reverse index.
-//! - [`matcher`]: the strict byte pattern and the prefilter that feeds it.
+//! - [`candidates`]: where a run may start, found with `memchr` and three table lookups.
+//! - [`matcher`]: the strict byte pattern.
 //! - [`controls`]: C1 controls that stand for Windows-1252 characters.
 //! - [`classes`]: what kind of character a code point is (data: a table of ranges).
 //! - [`plausibility`]: the rule that tells double encoding from correct look-alike text.
@@ -11,6 +12,7 @@
 //! - [`scanner`]: the loop that finds runs, peels layers, judges and reports to a [`Sink`].
 //! - [`mod@repair`], [`counts`], [`explain`]: the sinks behind `fix`, `scan` and `explain`.
 
+pub mod candidates;
 pub mod classes;
 pub mod codepage;
 pub mod controls;

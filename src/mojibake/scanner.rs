@@ -12,13 +12,14 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
+use super::candidates::{CandidateFilter, Search};
 use super::classes::{Script, is_alphabetic, script_of};
 use super::codepage::{ReadingMask, Readings, WINDOWS_1252, is_lead_byte};
 use super::controls::{control_at, judge_controls};
-use super::field::{Deeper, Field, FieldEvidence, Signals, is_weak_certainty, lone_letter};
-use super::matcher::{
-    DoubleEncodedMatch, Prefilter, RepairedChar, decode_char, decode_last_char, match_at,
+use super::field::{
+    Boundary, Deeper, Field, FieldEvidence, Signals, is_weak_certainty, lone_letter,
 };
+use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char, match_at};
 use super::plausibility::{Evidence, RunView, Strictness, Verdict, judge, neighbours};
 
 /// A run of adjacent double-encoded sequences, and what was decided about it.
@@ -77,7 +78,7 @@ impl<S: Sink> Sink for &mut S {
 #[derive(Clone, Debug)]
 pub struct Scanner {
     readings: Readings,
-    prefilter: Prefilter,
+    candidates: CandidateFilter,
     strictness: Strictness,
     /// The reading C1 controls are read back through ([`super::controls`]): Windows-1252's,
     /// when it is one of the readings.
@@ -185,41 +186,6 @@ pub(crate) fn speaks_for_itself(
     }
 }
 
-/// Where the next C1 control of a buffer is: they are rare, so they are searched for apart
-/// from the lead bytes of double encoding (with `memchr` on `C2`, the first byte of each), and
-/// the answer kept until the scan passes it.
-#[derive(Default)]
-struct ControlCursor {
-    /// Searched up to here; the control found there, if any.
-    searched_to: usize,
-    found: Option<usize>,
-}
-
-impl ControlCursor {
-    /// The first C1 control at or after `from` (which never goes back).
-    fn next(&mut self, input: &[u8], from: usize) -> Option<usize> {
-        if self.found.is_some_and(|at| at >= from) {
-            return self.found;
-        }
-        if self.found.is_none() && self.searched_to > from {
-            return None;
-        }
-        let mut at = from;
-        self.found = loop {
-            let Some(k) = memchr::memchr(0xC2, &input[at..]) else {
-                break None;
-            };
-            at += k;
-            if control_at(input, at).is_some() {
-                break Some(at);
-            }
-            at += 1;
-        };
-        self.searched_to = self.found.map_or(input.len(), |at| at + 1);
-        self.found
-    }
-}
-
 /// A run resolved on its own: its repair, the verdict, and what the field may still choose.
 struct Resolved {
     verdict: Verdict,
@@ -237,7 +203,7 @@ impl Scanner {
             .filter(|_| strictness != Strictness::Pattern)
             .map(|bit| ReadingMask(1 << bit));
         Scanner {
-            prefilter: Prefilter::new(&readings),
+            candidates: CandidateFilter::new(&readings, controls.is_some()),
             readings,
             strictness,
             controls,
@@ -264,37 +230,27 @@ impl Scanner {
         let mut held_chars: Vec<RepairedChar> = Vec::new();
         let mut field = Field::default();
         let mut from = 0;
-        let mut cursor = ControlCursor::default();
-        while let Some(span) = self.next_run(
-            input,
-            from,
-            &mut sequences,
-            self.controls.map(|_| &mut cursor),
-        ) {
+        let mut search = Search::default();
+        while let Some(span) = self.next_run(input, from, &mut search, &mut sequences, true) {
             from = span.end;
-            match field.holds(input, span.start) {
-                Some(false) => {
-                    self.settle(
-                        &mut field,
-                        &mut held,
-                        &mut held_chars,
-                        input,
-                        span.start,
-                        sink,
-                    )?;
+            match field.boundary(input, span.start) {
+                Boundary::At(end) => {
+                    let end = Some(end);
+                    self.settle(&mut field, &mut held, &mut held_chars, input, end, sink)?;
                     field.clear();
                 }
-                Some(true) if field.waited_too_long(span.start) => {
-                    self.settle(
-                        &mut field,
-                        &mut held,
-                        &mut held_chars,
-                        input,
-                        span.start,
-                        sink,
-                    )?;
+                Boundary::Beyond => {
+                    let end = None;
+                    self.settle(&mut field, &mut held, &mut held_chars, input, end, sink)?;
+                    field.clear();
                 }
-                _ => {}
+                // The runs held have waited as long as a field may reach: the field so far
+                // ends where this run starts.
+                Boundary::Within if field.waited_too_long(span.start) => {
+                    let end = Some(span.start);
+                    self.settle(&mut field, &mut held, &mut held_chars, input, end, sink)?;
+                }
+                Boundary::Within => {}
             }
             let context = neighbours(input, span.start, span.end);
             let resolved = match (sequences.is_empty(), self.controls) {
@@ -367,30 +323,24 @@ impl Scanner {
                 }),
             }
         }
-        self.settle(
-            &mut field,
-            &mut held,
-            &mut held_chars,
-            input,
-            input.len(),
-            sink,
-        )?;
+        self.settle(&mut field, &mut held, &mut held_chars, input, None, sink)?;
         sink.end(input)
     }
 
-    /// Decides the runs that wait for `field` (the scan has reached `limit`), then reports
-    /// every held run.
+    /// Decides the runs that wait for `field`, which ends at `end` (`None`: after its last
+    /// run, at the first separator or as far as evidence reaches), then reports every held
+    /// run.
     fn settle<S: Sink>(
         &self,
         field: &mut Field,
         held: &mut VecDeque<Pending>,
         held_chars: &mut Vec<RepairedChar>,
         input: &[u8],
-        limit: usize,
+        end: Option<usize>,
         sink: &mut S,
     ) -> Result<(), S::Error> {
         if field.waiting > 0 {
-            let end = field.end_before(input, limit);
+            let end = end.unwrap_or_else(|| field.end_after_last_run(input));
             field.settle(input, &self.readings, end);
             for pending in held.iter_mut().filter(|p| p.decision.is_none()) {
                 let decision = field.decide(
@@ -427,29 +377,28 @@ impl Scanner {
         Ok(())
     }
 
-    /// Finds the next run at or after `from`, leaving its sequences in `sequences`; with
-    /// `controls`, a run of C1 controls too (it leaves `sequences` empty), found by the cursor.
+    /// Finds the next run at or after `from` (`search` walks `input` forward), leaving its
+    /// sequences in `sequences`; with
+    /// `controls`, when the scanner reads them back, a run of C1 controls too (it leaves
+    /// `sequences` empty). An inner layer is no text anyone wrote: its controls are none.
     fn next_run(
         &self,
         input: &[u8],
         mut from: usize,
+        search: &mut Search,
         sequences: &mut Vec<(usize, DoubleEncodedMatch)>,
-        mut controls: Option<&mut ControlCursor>,
+        controls: bool,
     ) -> Option<Range<usize>> {
         sequences.clear();
         loop {
-            let lead = self.prefilter.find(input, from);
-            if let Some(cursor) = controls.as_deref_mut()
-                && let Some(control) = cursor.next(input, from)
-                && lead.is_none_or(|lead| control < lead)
-            {
-                let mut end = control + 2;
+            let start = self.candidates.next(search, input, from)?;
+            if controls && self.controls.is_some() && control_at(input, start).is_some() {
+                let mut end = start + 2;
                 while control_at(input, end).is_some() {
                     end += 2;
                 }
-                return Some(control..end);
+                return Some(start..end);
             }
-            let start = lead?;
             let Some(first) = match_at(&self.readings, input, start) else {
                 from = start + 1;
                 continue;
@@ -615,7 +564,8 @@ impl Scanner {
         let mut inner_chars = Vec::new();
         let mut skipped = None;
         let mut from = 0;
-        while let Some(span) = self.next_run(&text, from, &mut sequences, None) {
+        let mut search = Search::default();
+        while let Some(span) = self.next_run(&text, from, &mut search, &mut sequences, false) {
             from = span.end;
             let before = match span.start {
                 0 => outer_before,
