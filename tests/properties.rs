@@ -1,8 +1,12 @@
 //! Property tests of the invariants: repairing double-encoded text gives the original; clean
-//! text is never changed; arbitrary bytes come out identical outside the runs reported repaired.
+//! text is never changed; arbitrary bytes come out identical outside the runs reported repaired;
+//! the fast matcher finds exactly what the byte pattern's regular expression matches.
 
 use proptest::prelude::*;
+use undouble::mojibake::candidates::{CandidateFilter, Search};
 use undouble::mojibake::codepage::{CodePage, LATIN1, WINDOWS_1252, garble};
+use undouble::mojibake::matcher::match_at;
+use undouble::mojibake::pattern::pattern;
 use undouble::mojibake::{Readings, RepairPatches, Run, Scanner, Sink, Strictness, repair};
 
 /// Words of real text in several scripts, lowercase Latin words among them; joined by spaces
@@ -195,6 +199,75 @@ proptest! {
         let c1_control = bytes.windows(2).any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]));
         if !bytes.contains(&0xC3) && !c1_control {
             prop_assert_eq!(repaired.as_ref(), bytes.as_slice());
+        }
+    }
+}
+
+/// Where the matcher, fed by the candidate filter, finds double-encoded characters: the same
+/// walk the scanner makes, one character at a time.
+fn matcher_walk(readings: &Readings, input: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let filter = CandidateFilter::new(readings, false);
+    let mut search = Search::default();
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = filter.next(&mut search, input, from) {
+        match match_at(readings, input, at) {
+            Some(m) => {
+                found.push(at..at + m.len);
+                from = at + m.len;
+            }
+            None => from = at + 1,
+        }
+    }
+    found
+}
+
+/// Text to hold the fast code to the expression: clean words, their garbled forms under one
+/// or two layers, raw bytes, C1 controls and cut sequences, in any order.
+fn mixed_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        prop::sample::select(WORDS).prop_map(|w| w.as_bytes().to_vec()),
+        (prop::sample::select(WORDS), page_choice())
+            .prop_map(|(w, choice)| garble_with(w, &choice).into_bytes()),
+        (prop::sample::select(WORDS), page_choice()).prop_map(|(w, choice)| {
+            let once = garble_with(w, &choice);
+            garble_with(&once, &choice).into_bytes()
+        }),
+        prop::collection::vec(any::<u8>(), 0..6),
+        // Any bytes read as Latin-1 and written as UTF-8: the garbled forms of well-formed
+        // characters and of what UTF-8 forbids (overlong forms, surrogates, too high).
+        prop::collection::vec(
+            prop::sample::select(vec![
+                0xC1u8, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0x80, 0x8F, 0x90, 0x9F,
+                0xA0, 0xAF, 0xB0, 0xBF, b'a',
+            ]),
+            1..9
+        )
+        .prop_map(|bytes| bytes
+            .iter()
+            .map(|&b| char::from(b))
+            .collect::<String>()
+            .into_bytes()),
+        prop::collection::vec(
+            prop::sample::select(vec![0xC2u8, 0xC3, 0xC5, 0xE2, 0x80, 0xA9, 0xED, 0xA0, 0xB0]),
+            0..8
+        ),
+    ];
+    prop::collection::vec(piece, 0..30).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The candidate filter and the matcher find exactly the matches of the expression that
+    /// [`pattern`] generates from the code pages: no more, no fewer, under each reading.
+    #[test]
+    fn the_matcher_finds_what_the_expression_matches(input in mixed_bytes()) {
+        for pages in [vec![&LATIN1], vec![&WINDOWS_1252], vec![&LATIN1, &WINDOWS_1252]] {
+            let readings = Readings::new(&pages).expect("two pages");
+            let expression = regex::bytes::Regex::new(&format!("(?-u){}", pattern(&readings))).expect("a valid expression");
+            let expected: Vec<_> = expression.find_iter(&input).map(|m| m.range()).collect();
+            prop_assert_eq!(matcher_walk(&readings, &input), expected);
         }
     }
 }

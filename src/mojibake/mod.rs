@@ -4,6 +4,8 @@
 //! - [`codepage`]: the single-byte code pages as tables, and their reverse index.
 //! - [`candidates`]: where a run may start, found with `memchr` and three table lookups.
 //! - [`matcher`]: the strict byte pattern.
+//! - [`pattern`]: the same pattern as a regular expression generated from the code pages: the
+//!   specification the matcher is tested against, and one users can take to other tools.
 //! - [`controls`]: C1 controls that stand for Windows-1252 characters.
 //! - [`classes`]: what kind of character a code point is (data: a table of ranges).
 //! - [`plausibility`]: the rule that tells double encoding from correct look-alike text.
@@ -20,6 +22,7 @@ pub mod counts;
 pub mod explain;
 pub mod field;
 pub mod matcher;
+pub mod pattern;
 pub mod plausibility;
 pub mod recorded;
 pub mod repair;
