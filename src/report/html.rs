@@ -137,7 +137,7 @@ fn bar_chart(title: &str, rows: &[(String, u64)], color: &str, cut_at: Cut) -> S
     let rows = &rows[..rows.len().min(CHART_ROWS)];
     let max = rows.iter().map(|(_, value)| *value).max().unwrap_or(0);
     let end = axis_end(max);
-    let (label_width, row_height, top) = (230.0, 22.0, 8.0);
+    let (label_width, row_height, top) = (290.0, 22.0, 8.0);
     let height = top + row_height * rows.len() as f64 + 24.0;
     let width = label_width + BAR_WIDTH + 90.0;
     let _ = write!(
@@ -169,8 +169,8 @@ fn bar_chart(title: &str, rows: &[(String, u64)], color: &str, cut_at: Cut) -> S
             y + 15.0,
             shown(label),
             shown(&match cut_at {
-                Cut::Start => cut_start(label, 34),
-                Cut::End => cut(label, 34),
+                Cut::Start => cut_start(label, 44),
+                Cut::End => cut(label, 44),
             }),
             y + 4.0,
             row_height - 8.0,
