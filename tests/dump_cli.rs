@@ -244,9 +244,9 @@ fn scan_counts_nulls_and_keeps_blob_runs_out_of_the_look_alikes() {
     // The headline's look-alikes are the text's; the blobs' runs have a line of their own.
     let output = run(&["scan", path_str(&path)]);
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains(" 1 look-alikes left alone,"), "{text}");
+    assert!(text.contains(" 1 look-alike left alone,"), "{text}");
     assert!(
-        text.contains("\n  3 runs that look double-encoded lie in binary values: kept as they are"),
+        text.contains("\n  3 runs of double-encoded shape in binary values: kept as they are"),
         "{text}"
     );
     assert!(
@@ -254,7 +254,9 @@ fn scan_counts_nulls_and_keeps_blob_runs_out_of_the_look_alikes() {
         "{text}"
     );
     assert!(
-        text.contains("    raw (varbinary(100), binary): 3 cells (2 NULL), 1 runs that look"),
+        text.contains(
+            "    raw (varbinary(100), binary): 3 cells (2 NULL), 1 run of double-encoded shape"
+        ),
         "{text}"
     );
     assert!(text.contains("    id (int, other): 3 cells\n"), "{text}");
@@ -262,9 +264,9 @@ fn scan_counts_nulls_and_keeps_blob_runs_out_of_the_look_alikes() {
     let output = run(&["fix", "--keep-charset", path_str(&path)]);
     assert_eq!(output.status.code(), Some(0));
     let summary = stderr(&output);
-    assert!(summary.contains(" 1 look-alikes left alone,"), "{summary}");
+    assert!(summary.contains(" 1 look-alike left alone,"), "{summary}");
     assert!(
-        summary.contains("  3 runs that look double-encoded"),
+        summary.contains("  3 runs of double-encoded shape"),
         "{summary}"
     );
 }

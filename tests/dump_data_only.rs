@@ -350,11 +350,11 @@ fn scan_reports_the_tables_of_the_schema_dump_with_nulls_and_the_blob_runs_apart
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains(", 0 look-alikes left alone,"), "{text}");
     assert!(
-        text.contains("  2 runs that look double-encoded lie in binary values: kept as they are"),
+        text.contains("  2 runs of double-encoded shape in binary values: kept as they are"),
         "{text}"
     );
     assert!(
-        text.contains("    photo (blob, binary): 3 cells (2 NULL), 2 runs that look double"),
+        text.contains("    photo (blob, binary): 3 cells (2 NULL), 2 runs of double-encoded shape"),
         "{text}"
     );
     assert!(

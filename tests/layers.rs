@@ -43,7 +43,7 @@ const IMPURE: &[&str] = &[
 ];
 
 /// The crates only the command line uses.
-const CLI_CRATES: &[&str] = &["clap", "indicatif"];
+const CLI_CRATES: &[&str] = &["clap", "clap_complete", "clap_mangen", "indicatif"];
 
 fn rank(module: &str) -> Option<u32> {
     LAYERS

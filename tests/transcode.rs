@@ -296,7 +296,7 @@ fn a_mixed_directory_is_repaired_and_transcoded_in_one_run() {
         );
     }
     assert!(
-        stderr(&output).contains("total (1 files, 1 written, 2 skipped)"),
+        stderr(&output).contains("total (1 file, 1 written, 2 skipped)"),
         "{}",
         stderr(&output)
     );

@@ -394,7 +394,7 @@ pub fn determine(
                     code: DiagnosticCode::Assumed,
                     message: format!(
                         "no charset in the HTTP header, BOM, XML declaration or <meta>, and the \
-                         bytes do not identify one; assuming {} as asked",
+                         bytes do not identify one: {} as asked",
                         claim.describe()
                     ),
                 });

@@ -28,7 +28,7 @@ use super::policy::{
 };
 use super::sql::{SqlDeclaration, looks_like_sql, sql_declarations};
 use super::suspect::{DEFAULT_SUSPECTS, Suspect};
-use crate::format::thousands;
+use crate::format::{count, thousands};
 
 /// How much of the file is read for markup declarations and for the statistical guess: the
 /// first mebibyte (the policy's `<meta>` limit). A SQL dump's connection statements are read
@@ -269,7 +269,10 @@ fn read_actual(
     let line_start = memchr::memrchr(b'\n', before).map_or(0, |at| at + 1);
     let sample = bytes.get(line_start..).unwrap_or_default();
     let sample = sample.get(..SURVEY_HEAD_LIMIT).unwrap_or(sample);
-    let sampled = format!(" in {} bytes from offset {line_start}", sample.len());
+    let sampled = format!(
+        " in {} from offset {line_start}",
+        count(u64::try_from(sample.len()).unwrap_or(u64::MAX), "byte")
+    );
     let evidence = ByteEvidence::statistical(&[sample], invalid_at, &sampled);
     let guess = evidence
         .encoding
@@ -298,11 +301,7 @@ fn is(actual: Actual, facts: &FileFacts) -> String {
 
 /// `1 double-encoded character`, `1,234 double-encoded characters`.
 fn double_encoded_characters(facts: &FileFacts) -> String {
-    let plural = if facts.double_encoded == 1 { "" } else { "s" };
-    format!(
-        "{} double-encoded character{plural}",
-        thousands(facts.double_encoded)
-    )
+    count(facts.double_encoded, "double-encoded character")
 }
 
 /// A `conflict` if the bytes contradict the declaration.

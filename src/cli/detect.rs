@@ -235,10 +235,7 @@ impl Totals {
             .by_count()
             .into_iter()
             .map(|(name, n)| match self.guesses.get(name) {
-                Some(&guesses) => {
-                    let plural = if guesses == 1 { "" } else { "es" };
-                    format!("{name} {n} ({guesses} guess{plural})")
-                }
+                Some(&guesses) => format!("{name} {n} ({})", report::count(guesses, "guess")),
                 None => format!("{name} {n}"),
             })
             .collect();
@@ -248,10 +245,9 @@ impl Totals {
         if parts.is_empty() {
             parts.push("nothing".to_owned());
         }
-        let plural = if self.files == 1 { "" } else { "s" };
         format!(
-            "total ({} file{plural}, {} skipped, {} unreadable): {}\n",
-            self.files,
+            "total ({}, {} skipped, {} unreadable): {}\n",
+            report::count(self.files, "file"),
             self.skipped,
             self.errors,
             parts.join(", ")

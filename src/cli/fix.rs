@@ -279,8 +279,10 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
             true => format!("{transcoded} transcoded, "),
             false => String::new(),
         };
-        let name =
-            format!("total ({files} files, {rewritten} written, {converted}{skipped} skipped)");
+        let name = format!(
+            "total ({}, {rewritten} written, {converted}{skipped} skipped)",
+            report::count(files, "file")
+        );
         eprint!(
             "{}",
             report::counts_text(scanner.readings(), &name, &total, 5)
@@ -647,16 +649,15 @@ fn transcoded_text(name: &str, done: &Transcoded, dry_run: bool) -> String {
         false => "transcoded",
     };
     let mut text = format!(
-        "{name}: {verb} from {} to UTF-8 ({} bytes read, {} written)",
+        "{name}: {verb} from {} to UTF-8 ({} read, {} written)",
         done.from.name(),
-        thousands(done.bytes_read),
+        report::count(done.bytes_read, "byte"),
         thousands(done.bytes_written)
     );
     if let Some(first) = done.first_malformed_offset {
-        let plural = if done.malformed == 1 { "" } else { "s" };
         text += &format!(
-            ", {} malformed sequence{plural} replaced by U+FFFD (the first at byte offset {first})",
-            thousands(done.malformed)
+            ", {} replaced by U+FFFD (the first at byte offset {first})",
+            report::count(done.malformed, "malformed sequence")
         );
     }
     text.push('\n');

@@ -109,6 +109,11 @@ impl Selection {
             .build()
             .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
         let bar = (!self.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(&found));
+        let typed = found.iter().any(|f| f.input.is_stdin()) && std::io::stdin().is_terminal();
+        if typed && !self.quiet {
+            // Otherwise the run seems to hang: it waits for what is typed.
+            eprintln!("undouble: reading standard input from the terminal (Ctrl-D ends it)");
+        }
         let progress = bar.clone().map(|bar| Arc::new(bar) as Arc<dyn Progress>);
         Ok(Prepared {
             found,
@@ -124,21 +129,37 @@ impl Selection {
     }
 }
 
-/// A bar of bytes done out of the total size of the files, with speed and time left.
+/// A bar of bytes done out of the total size of the inputs, with speed and time left; a spinner
+/// with the bytes read and the speed when some input's size is unknown (standard input, a
+/// FIFO), since a bar towards a total that is not known, or an ETA, would say something false.
 fn progress_bar(found: &[Found]) -> ProgressBar {
-    let total: u64 = found
+    let total: Option<u64> = found
         .iter()
-        .filter_map(|f| match &f.input {
-            Input::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+        .map(|f| match &f.input {
+            Input::File(path) => std::fs::metadata(path)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len()),
             Input::Stream(_) => None,
         })
         .sum();
-    let bar = ProgressBar::new(total);
-    let style = ProgressStyle::with_template(
-        "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta} {wide_msg}",
-    );
-    if let Ok(style) = style {
+    let (bar, template) = match total {
+        Some(total) => (
+            ProgressBar::new(total),
+            "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta} {wide_msg}",
+        ),
+        None => (
+            ProgressBar::no_length(),
+            "{spinner} {bytes} read, {bytes_per_sec} {wide_msg}",
+        ),
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
         bar.set_style(style);
+    }
+    if total.is_none() {
+        // A stream may pause for long (a terminal, a slow pipe): the spinner turns on its own
+        // so that a pause is not mistaken for a hang.
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
     }
     bar
 }

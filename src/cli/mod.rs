@@ -5,12 +5,15 @@
 //! error, which wins over 1); `detect` adds 3 for a document whose encoding cannot be told,
 //! which is not an error of the run (2 wins over it, it wins over 1); `fix` follows `sed` and
 //! `iconv` (0 done, whether or not anything was repaired; 1 some input skipped and passed on
-//! unchanged; 2 an error).
+//! unchanged; 2 an error). Each command's `--help` ends with its own codes, and examples.
 
+mod color;
 mod detect;
 mod explain;
 mod fix;
 mod inputs;
+mod manual;
+mod report;
 mod scan;
 mod undo;
 mod values;
@@ -22,15 +25,126 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::Error;
 use crate::mojibake::{Readings, Scanner, codepage};
-use values::StrictnessArg;
+use values::{ColorArg, StrictnessArg};
+
+/// The examples and exit codes at the end of `--help`, one constant per command: the man page
+/// shows the same text, since both are made from this one definition.
+const MAIN_HELP: &str = "\
+Examples:
+  Count what is double-encoded in a dump, change nothing:
+    undouble scan dump.sql
+  Write a repaired copy:
+    undouble fix dump.sql -o fixed.sql
+  Show how a text was garbled, and its repair:
+    undouble explain 'CafÃ©'
+  Tell which encoding a document declares and uses:
+    undouble detect page.html
+  Hand on an HTML report:
+    undouble scan --json dump.sql > scan.jsonl
+    undouble report scan.jsonl -o report.html
+
+Exit codes: scan, explain and detect exit as grep does (0 nothing found,
+1 found, 2 an error); fix exits 0 when done, 1 when some input was skipped,
+2 on an error. Each command's --help says more.";
+
+const SCAN_HELP: &str = "\
+Examples:
+  One file; a tree, HTML files only; standard input:
+    undouble scan notes.txt
+    undouble scan --glob '*.html' site/
+    mariadb-dump shop | undouble scan
+  One JSON object per file, then the totals (for `undouble report`):
+    undouble scan --json dump.sql > scan.jsonl
+
+Exit codes:
+  0  no double-encoded text found
+  1  double-encoded text found
+  2  an error (a file could not be read, a bad option); wins over 1";
+
+const FIX_HELP: &str = "\
+Examples:
+  To standard output; to a file:
+    undouble fix notes.txt > fixed.txt
+    undouble fix dump.sql -o fixed.sql
+  A MySQL or MariaDB dump whose text columns are stored as latin1:
+    undouble fix --convert-charset utf8mb4 dump.sql -o fixed.sql
+  In place, with a log that `undouble undo` restores from:
+    undouble fix --in-place --audit fix.jsonl site/
+  Say what would change, write nothing:
+    undouble fix --dry-run site/
+
+Exit codes:
+  0  done, whether or not anything was repaired
+  1  some input was skipped and passed on unchanged
+  2  an error";
+
+const EXPLAIN_HELP: &str = "\
+Examples:
+  undouble explain 'CafÃ© au lait'
+  The exact bytes of standard input (a final line break is dropped):
+    printf 'Caf\\xc3\\x83\\xc2\\xa9\\n' | undouble explain -
+
+Exit codes:
+  0  nothing to repair
+  1  something repaired
+  2  an error";
+
+const DETECT_HELP: &str = "\
+Examples:
+  undouble detect page.html
+  undouble detect --content-type 'text/html; charset=utf-8' page.html
+  curl -si https://example.org/ | undouble detect --http
+  undouble detect --json site/
+
+Exit codes:
+  0  every input determined, nothing to say about it
+  1  every input answered, some with a conflict or a notice (a guess, ASCII)
+  3  the encoding of some input cannot be told (no-charset); wins over 1
+  2  an error; wins over 3";
+
+const UNDO_HELP: &str = "\
+Examples:
+  Check that every file can be restored, write nothing:
+    undouble undo --dry-run fix.jsonl
+  Restore the files under the current directory; under /srv/www:
+    undouble undo fix.jsonl
+    undouble undo --root /srv/www fix.jsonl
+
+Exit codes:
+  0  every file restored (or, with --dry-run, restorable)
+  2  some file not restored, or an error";
+
+const REPORT_HELP: &str = "\
+Examples:
+  undouble scan --json dump.sql > scan.jsonl
+  undouble report scan.jsonl -o report.html
+  Several scans and the audit log of a fix, on one page:
+    undouble report day1.jsonl day2.jsonl fix.jsonl -o report.html
+
+Exit codes:
+  0  the page was written
+  2  an error (an input could not be read, a line is not a record)";
+
+const GENERATED_HELP: &str = "\
+Examples:
+  undouble man | man -l -
+  undouble man > ~/.local/share/man/man1/undouble.1
+
+Exit codes:
+  0  written to standard output
+  2  an error";
 
 #[derive(Parser)]
 #[command(
     name = "undouble",
     version,
-    about = "Find, count and repair double-encoded UTF-8"
+    about = "Find, count and repair double-encoded UTF-8",
+    after_help = MAIN_HELP
 )]
 struct Cli {
+    /// When to color the output: `auto` colors a terminal unless `NO_COLOR` is set.
+    #[arg(long, value_enum, global = true, default_value_t = ColorArg::Auto)]
+    color: ColorArg,
     #[command(subcommand)]
     command: Command,
 }
@@ -38,15 +152,34 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Count double-encoded text in files, directories (or standard input); change nothing.
+    #[command(after_help = SCAN_HELP)]
     Scan(scan::ScanArgs),
     /// Repair double-encoded text: to standard output, to `-o FILE`, in place, or to a mirror
     /// of the input tree.
+    #[command(after_help = FIX_HELP)]
     Fix(fix::FixArgs),
-    /// Show how a text was garbled, what the rule makes of each sequence, and the repair.
+    /// Show how a text was garbled, what undouble makes of each sequence, and the repair.
+    #[command(after_help = EXPLAIN_HELP)]
     Explain(explain::ExplainArgs),
     /// Tell which encoding documents declare and use, and where the sources disagree.
+    #[command(after_help = DETECT_HELP)]
     Detect(detect::DetectArgs),
+    /// Write one HTML page from `scan --json` output and audit logs: tables, charts, the
+    /// commands that made them.
+    #[command(after_help = REPORT_HELP)]
+    Report(report::ReportArgs),
+    /// Print the completion script of a shell on standard output.
+    #[command(after_help = manual::COMPLETIONS_HELP)]
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) on standard output: `undouble man | man -l -`.
+    #[command(after_help = GENERATED_HELP)]
+    Man,
     /// Restore every file an audit log says `fix` rewrote to its exact original bytes.
+    #[command(after_help = UNDO_HELP)]
     Undo {
         /// The audit log `fix --audit` wrote.
         audit: PathBuf,
@@ -134,8 +267,13 @@ impl Outcome {
 
 /// Parses the command line and runs the command.
 pub fn main() -> ExitCode {
-    let outcome = match Cli::parse().command {
+    let cli = Cli::parse();
+    color::choose(cli.color);
+    let outcome = match cli.command {
         Command::Scan(args) => scan::run(&args),
+        Command::Report(args) => report::run(&args),
+        Command::Completions { shell } => manual::completions(shell),
+        Command::Man => manual::man(),
         Command::Fix(args) => fix::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Detect(args) => detect::run(&args),

@@ -133,6 +133,11 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                     format!("{}\n", report::record("error", Some(&name), body))
                 }
             };
+            let line = if args.json {
+                line
+            } else {
+                super::color::scan_text(&line)
+            };
             if let Err(source) = out.write_all(line.as_bytes()) {
                 let path = "<stdout>".into();
                 outcome.stop_or_report(&Error::Write { path, source });
@@ -148,10 +153,18 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
         body["skipped"] = skipped.into();
         format!("{}\n", report::record("total", None, body))
     } else if files + skipped > 1 {
-        let name = format!("total ({files} files, {skipped} skipped)");
+        let name = format!(
+            "total ({}, {skipped} skipped)",
+            report::count(files, "file")
+        );
         report::counts_text(readings, &name, &total, args.top)
     } else {
         String::new()
+    };
+    let line = if args.json {
+        line
+    } else {
+        super::color::scan_text(&line)
     };
     if let Err(source) = out.write_all(line.as_bytes()).and_then(|()| out.flush()) {
         outcome.stop_or_report(&Error::Write {

@@ -31,11 +31,7 @@ pub(crate) fn run(log: &Path, roots: &[PathBuf], dry_run: bool) -> Outcome {
     }
     let done = if dry_run { "would restore" } else { "restored" };
     for file in &report.files {
-        let changes = format!(
-            "{} change{}",
-            file.changes,
-            if file.changes == 1 { "" } else { "s" }
-        );
+        let changes = crate::format::count(file.changes, "change");
         match &file.result {
             Ok(Restored::Replaced(target)) => println!("{done} {} ({changes})", target.display()),
             Ok(Restored::NeverReplaced { at, original }) => println!(

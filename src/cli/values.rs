@@ -31,9 +31,9 @@ macro_rules! value_enum {
 value_enum! {
     /// How much evidence a run needs before it is repaired ([`Strictness`]).
     StrictnessArg => Strictness {
-        /// Every match of the strict byte pattern, even those the rule rejects.
+        /// Every match of the strict byte pattern, even those judged to be correct text.
         Pattern,
-        /// Certain and ambiguous runs; never those the rule rejects.
+        /// Certain and ambiguous runs; never those judged to be correct text.
         Lenient,
         /// Certain runs, and ambiguous runs with a certain run nearby in the same field.
         Balanced,
@@ -59,7 +59,7 @@ value_enum! {
         Auto,
         /// A SQL dump (MySQL/MariaDB, or PostgreSQL when it looks like one), header or not.
         Sql,
-        /// Plain text, even a dump: every run the rule accepts is repaired, wherever it is.
+        /// Plain text, even a dump: every run judged double-encoded is repaired, wherever it is.
         Text,
     }
 }
@@ -69,4 +69,15 @@ value_enum! {
     CharsetArg => Charset {
         Utf8mb4,
     }
+}
+
+/// When output has color (see `super::color`); the command line's own, with no library twin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ColorArg {
+    /// When standard output is a terminal and `NO_COLOR` is not set.
+    Auto,
+    /// Always, even into a pipe or with `NO_COLOR` set.
+    Always,
+    /// Never.
+    Never,
 }

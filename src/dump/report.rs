@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::schema::{ColumnKind, Schema, Table};
 use super::sink::Findings;
 use super::{Charset, Unloadable};
-use crate::format::thousands;
+use crate::format::{count, thousands};
 use crate::mojibake::{Counts, Readings};
 use crate::sql::SqlDialect;
 
@@ -359,9 +359,9 @@ impl DumpReport {
         let mut out = String::new();
         if self.binary_runs > 0 {
             out += &format!(
-                "  {} runs that look double-encoded lie in binary values: kept as they are, \
+                "  {} of double-encoded shape in binary values: kept as they are, \
                  byte for byte, and not counted as look-alikes\n",
-                thousands(self.binary_runs)
+                count(self.binary_runs, "run")
             );
         }
         for table in &self.tables {
@@ -378,13 +378,13 @@ impl DumpReport {
                 false => "",
             };
             out += &format!(
-                "  table {}: {} rows{defined_by}\n",
+                "  table {}: {}{defined_by}\n",
                 table.name,
-                thousands(table.rows)
+                count(table.rows, "row")
             );
             for c in columns {
                 out += &format!(
-                    "    {} ({}, {}): {} cells",
+                    "    {} ({}, {}): {}",
                     c.name,
                     c.declared,
                     match c.kind {
@@ -392,7 +392,7 @@ impl DumpReport {
                         ColumnKind::Binary => "binary",
                         ColumnKind::Other => "other",
                     },
-                    thousands(c.cells)
+                    count(c.cells, "cell")
                 );
                 if c.null_cells > 0 {
                     out += &format!(" ({} NULL)", thousands(c.null_cells));
@@ -411,9 +411,9 @@ impl DumpReport {
                         .map(|(l, n)| format!("{l}× {}", thousands(*n)))
                         .collect();
                     out += &format!(
-                        ", {} with double-encoded text ({} characters: {}; layers {})",
+                        ", {} with double-encoded text ({}: {}; layers {})",
                         thousands(c.double_encoded_cells),
-                        thousands(c.counts.double_encoded),
+                        count(c.counts.double_encoded, "character"),
                         readings_part.join(", "),
                         layers_part.join(", ")
                     );
@@ -421,15 +421,14 @@ impl DumpReport {
                         out += &format!(", e.g. {row}");
                     }
                 }
-                let left_alone = thousands(c.counts.left_alone);
+                let left_alone = count(c.counts.left_alone, "look-alike");
                 match (c.counts.left_alone, c.kind) {
                     (0, _) => {}
-                    (_, ColumnKind::Text) => {
-                        out += &format!(", {left_alone} look-alikes left alone")
-                    }
+                    (_, ColumnKind::Text) => out += &format!(", {left_alone} left alone"),
                     (_, _) => {
                         out += &format!(
-                            ", {left_alone} runs that look double-encoded, kept as they are"
+                            ", {} of double-encoded shape, kept as they are",
+                            count(c.counts.left_alone, "run")
                         )
                     }
                 }

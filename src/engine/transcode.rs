@@ -485,10 +485,10 @@ impl<W: Write> Utf8Output<'_, W> {
         };
         let length = self.first_malformed_length;
         let message = format!(
-            "not valid {}: a malformed sequence of {length} byte{}, {} in all \
+            "not valid {}: a malformed sequence of {}, {} in all \
              (--lossy replaces them with U+FFFD)",
             self.done.from.name(),
-            if length == 1 { "" } else { "s" },
+            crate::format::count(u64::from(length), "byte"),
             crate::format::thousands(self.done.malformed)
         );
         Err(Error::Read {

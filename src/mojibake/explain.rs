@@ -6,7 +6,7 @@ use std::fmt::{self, Write as _};
 
 use super::repair::repair;
 use super::scanner::{Run, Scanner, Sink};
-use crate::format::hex;
+use crate::format::{count, hex, visible};
 
 /// One run as `explain` shows it.
 #[derive(Clone, Debug)]
@@ -93,7 +93,7 @@ impl fmt::Display for Explanation {
         writeln!(
             f,
             "input:  {}",
-            String::from_utf8_lossy(&self.input).escape_debug()
+            visible(&String::from_utf8_lossy(&self.input))
         )?;
         writeln!(f, "bytes:  {}", hex(&self.input, " "))?;
         if self.runs.is_empty() {
@@ -105,7 +105,7 @@ impl fmt::Display for Explanation {
                 line,
                 "run at byte {}: {} ({}) — {}, {}",
                 run.offset,
-                String::from_utf8_lossy(&run.garbled).escape_debug(),
+                visible(&String::from_utf8_lossy(&run.garbled)),
                 hex(&run.garbled, " "),
                 run.verdict,
                 if run.repaired {
@@ -122,22 +122,21 @@ impl fmt::Display for Explanation {
                 let mut utf8 = [0u8; 4];
                 writeln!(
                     f,
-                    "    {} ({}) → {} (U+{:04X}, {}), {} reading, {} layer{}",
-                    String::from_utf8_lossy(garbled).escape_debug(),
+                    "    {} ({}) → {} (U+{:04X}, {}), {} reading, {}",
+                    visible(&String::from_utf8_lossy(garbled)),
                     hex(garbled, " "),
-                    original.escape_debug(),
+                    visible(original.encode_utf8(&mut [0; 4])),
                     u32::from(*original),
                     hex(original.encode_utf8(&mut utf8).as_bytes(), " "),
                     reading,
-                    layers,
-                    if *layers == 1 { "" } else { "s" }
+                    count(u64::from(*layers), "layer")
                 )?;
             }
         }
         writeln!(
             f,
             "output: {}",
-            String::from_utf8_lossy(&self.output).escape_debug()
+            visible(&String::from_utf8_lossy(&self.output))
         )
     }
 }

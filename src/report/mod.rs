@@ -1,11 +1,15 @@
-//! What a person or a program reads: a text summary per input, or JSON Lines.
+//! What a person or a program reads: a text summary per input, or JSON Lines; and, read back
+//! from those records ([`records`]), one HTML page ([`html`]).
 //!
 //! The JSON schema is documented in the README; every record carries a `type` (`file`,
 //! `total` or `error`) so that a consumer can read the stream line by line.
 
+pub mod html;
+pub mod records;
+
 use serde_json::{Value, json};
 
-pub use crate::format::{hex, thousands};
+pub use crate::format::{count, hex, thousands, visible};
 use crate::mojibake::counts::SequenceCount;
 use crate::mojibake::{Counts, Readings};
 
@@ -70,8 +74,8 @@ pub fn record(kind: &str, path: Option<&str>, mut body: Value) -> Value {
 /// A few lines for a person: the headline, then the most frequent sequences.
 pub fn counts_text(readings: &Readings, name: &str, counts: &Counts, top: usize) -> String {
     let mut out = format!(
-        "{name}: {} double-encoded characters",
-        thousands(counts.double_encoded)
+        "{name}: {}",
+        count(counts.double_encoded, "double-encoded character")
     );
     if counts.double_encoded > 0 {
         let readings_part: Vec<String> = counts
@@ -82,13 +86,7 @@ pub fn counts_text(readings: &Readings, name: &str, counts: &Counts, top: usize)
         let layers_part: Vec<String> = counts
             .by_layers()
             .iter()
-            .map(|(l, n)| {
-                format!(
-                    "{l} layer{} {}",
-                    if *l == 1 { "" } else { "s" },
-                    thousands(*n)
-                )
-            })
+            .map(|(l, n)| format!("{} {}", count(u64::from(*l), "layer"), thousands(*n)))
             .collect();
         out += &format!(
             " ({}; {})",
@@ -97,10 +95,10 @@ pub fn counts_text(readings: &Readings, name: &str, counts: &Counts, top: usize)
         );
     }
     out += &format!(
-        ", {} look-alikes left alone, {} non-ASCII characters fine, {} bytes, ",
-        thousands(counts.left_alone),
-        thousands(counts.fine_non_ascii()),
-        thousands(counts.bytes)
+        ", {} left alone, {} fine, {}, ",
+        count(counts.left_alone, "look-alike"),
+        count(counts.fine_non_ascii(), "non-ASCII character"),
+        count(counts.bytes, "byte")
     );
     match counts.first_invalid_offset {
         None => out += "valid UTF-8",
@@ -109,13 +107,12 @@ pub fn counts_text(readings: &Readings, name: &str, counts: &Counts, top: usize)
     out.push('\n');
     for (garbled, seq) in counts.top_sequences(top) {
         out += &format!(
-            "  {} → {} × {} ({}, {} layer{})\n",
-            String::from_utf8_lossy(garbled).escape_debug(),
-            seq.original.escape_debug(),
+            "  {} → {} × {} ({}, {})\n",
+            visible(&String::from_utf8_lossy(garbled)),
+            visible(seq.original.encode_utf8(&mut [0; 4])),
             thousands(seq.count),
             readings.reading_name(seq.mask),
-            seq.layers,
-            if seq.layers == 1 { "" } else { "s" }
+            count(u64::from(seq.layers), "layer")
         );
     }
     out
