@@ -17,7 +17,7 @@
 //! the tables confirm them. Both give the same answers.
 //!
 //! The filter is exact in one direction: every position where [`super::matcher::match_at`]
-//! or [`super::controls::control_at`] succeeds is a candidate (tested on every character the
+//! or `controls::control_at` succeeds is a candidate (tested on every character the
 //! readings produce). A candidate may still fail to match.
 
 use super::codepage::{Readings, is_lead_byte};
