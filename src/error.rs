@@ -19,6 +19,8 @@ pub enum Error {
     Changed { path: PathBuf, seen: Change },
     /// Writing the output failed.
     Write { path: PathBuf, source: io::Error },
+    /// The directory a file was to be written into does not exist (and was not to be created).
+    NoDirectory { path: PathBuf },
     /// A directory could not be walked completely.
     Walk { path: PathBuf, message: String },
     /// The command line asks for something that cannot be done.
@@ -44,6 +46,12 @@ impl fmt::Display for Error {
             Error::Write { path, source } => {
                 write!(f, "{}: cannot write: {source}", path.display())
             }
+            Error::NoDirectory { path } => write!(
+                f,
+                "{}: no such directory (create it first: nothing is written into a directory \
+                 that does not exist)",
+                path.display()
+            ),
             Error::Walk { path, message } => write!(f, "{}: {message}", path.display()),
             Error::Usage(message) => write!(f, "{message}"),
         }
@@ -63,7 +71,10 @@ impl std::error::Error for Error {
             Error::Open { source, .. }
             | Error::Read { source, .. }
             | Error::Write { source, .. } => Some(source),
-            Error::Usage(_) | Error::Changed { .. } | Error::Walk { .. } => None,
+            Error::Usage(_)
+            | Error::Changed { .. }
+            | Error::NoDirectory { .. }
+            | Error::Walk { .. } => None,
         }
     }
 }

@@ -707,7 +707,7 @@ fn observe_text(counts: &mut Counts, buffer: &LexedBuffer) {
 
 /// Scans a dump and reports on it per table and column; changes nothing. Also returns the
 /// first `head_limit` bytes of the input (for the encoding survey).
-pub fn scan_dump(
+pub(crate) fn scan_dump(
     scanner: &Scanner,
     input: &Input,
     options: &DumpOptions,
@@ -718,7 +718,9 @@ pub fn scan_dump(
 }
 
 /// Repairs the text values of a dump into `out` (named `out_path` in errors); with `audit`,
-/// tells it every change, in order.
+/// tells it every change, in order. This is the dump mode alone, on any bytes, without the
+/// judgement of the whole input that [`crate::Fixer`] makes first (a file that is not UTF-8 is
+/// skipped there): what checks of the lexer and the sink on arbitrary dumps need.
 pub fn fix_dump<W: Write>(
     scanner: &Scanner,
     input: &Input,
@@ -740,7 +742,7 @@ pub fn fix_dump<W: Write>(
 /// Repairs a dump into the file `target`, atomically, through
 /// [`engine::write_to_path`] as text repairs are: a dump fixed in
 /// place with nothing to change is not rewritten; `replacing` tells whether to keep a backup.
-pub fn fix_dump_to_path(
+pub(crate) fn fix_dump_to_path(
     scanner: &Scanner,
     input: &Input,
     target: &Path,
