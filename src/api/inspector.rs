@@ -2,8 +2,6 @@
 //! double-encoded text it holds, its declared and actual encoding, what a fix would make of it,
 //! and for a SQL dump its tables and columns. Nothing is written.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use super::{Reading, dump_options, reading_setters};
 use crate::charset::{Confidence, FileFacts, Survey, survey};
 use crate::dump::{self, DumpReport};
@@ -129,11 +127,10 @@ impl Inspector {
         })))
     }
 
-    /// Whether `input` holds any double-encoded text, found as cheaply as it can be: only the
-    /// count, no survey, no per-column view. Once `stop` is set (another input found some), no
-    /// more is read and the answer is false.
-    pub fn holds_any(&self, input: &Input, stop: &AtomicBool) -> Result<bool, Error> {
-        if stop.load(Ordering::Relaxed) || (!self.reading.binary && engine::looks_binary(input)?) {
+    /// Whether `input` holds any double-encoded text (an input skipped as binary holds none),
+    /// found as cheaply as it can be: only the count, no survey, no per-column view.
+    pub fn holds_any(&self, input: &Input) -> Result<bool, Error> {
+        if !self.reading.binary && engine::looks_binary(input)? {
             return Ok(false);
         }
         let engine = &self.reading.engine;

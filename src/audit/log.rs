@@ -61,7 +61,15 @@ impl AuditLog {
             .write(true)
             .create_new(true)
             .open(path)
-            .map_err(log_error)?;
+            .map_err(|source| match source.kind() {
+                io::ErrorKind::AlreadyExists => Error::Usage(format!(
+                    "{}: the audit log exists already, and a log is never written over (it may \
+                     be the only way back from an earlier fix): name a new file, or move this \
+                     one away; nothing was fixed",
+                    path.display()
+                )),
+                _ => log_error(source),
+            })?;
         let mut out = ChainedLog::new(BufWriter::with_capacity(1 << 16, file));
         out.write(&Record::Header(Header::new(scanner, level, command_line)))
             .map_err(log_error)?;

@@ -48,7 +48,8 @@ pub(crate) struct FixArgs {
     /// names keep the old. Without it such a file is refused.
     #[arg(long)]
     break_hard_links: bool,
-    /// Write every repaired file under this directory, mirroring the input tree.
+    /// Write every repaired file under this directory, mirroring the input tree: its
+    /// subdirectories are created as needed, and the directory itself if its parent exists.
     #[arg(long, value_name = "DIR")]
     output_dir: Option<PathBuf>,
     /// Tell what would be repaired; write nothing.
@@ -125,6 +126,15 @@ enum Destination {
 }
 
 pub(crate) fn run(args: &FixArgs) -> Outcome {
+    // Parsing lets an option that conflicts with --in-place (-o) lift --backup's requirement of
+    // it; an option that would do nothing is refused all the same.
+    if args.backup.is_some() && !args.in_place {
+        return Outcome::failed(&Error::Usage(
+            "--backup keeps the original of each file replaced in place: it needs --in-place \
+             (-o and --output-dir replace no input)"
+                .into(),
+        ));
+    }
     let mut outcome = Outcome::default();
     let mut selection = args.selection.clone();
     selection.outputs = RunOutputs {
@@ -156,6 +166,11 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
                 .into(),
         ));
         return outcome;
+    }
+    if let Some(dir) = &args.output_dir
+        && let Err(error) = check_output_dir(dir)
+    {
+        return Outcome::failed(&error);
     }
     let fixer = match fixer(args, &scanner, &prepared) {
         Ok(fixer) => fixer,
@@ -283,7 +298,8 @@ fn fixer(args: &FixArgs, scanner: &Scanner, prepared: &Prepared) -> Result<Fixer
         .keep_charset(args.keep_charset)
         .not_utf8(not_utf8)
         .break_hard_links(args.break_hard_links)
-        .create_dirs(true)
+        // A mirror makes the tree of its inputs; one output file goes where it is told.
+        .create_dirs(args.output_dir.is_some())
         .stream_name("<stdout>");
     if let Some(path) = &args.audit {
         let command_line = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
@@ -313,6 +329,21 @@ fn schema_dump_charsets_note(definitions: &Definitions) -> String {
         paths.join(", "),
         thousands(definitions.latin1_declarations())
     )
+}
+
+/// Refuses an `--output-dir` whose parent does not exist: the mirror creates its own tree, under
+/// a directory that is there, so that a mistyped path creates no tree of directories elsewhere.
+fn check_output_dir(dir: &Path) -> Result<(), Error> {
+    let parent = match dir.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    match dir.is_dir() || parent.is_dir() {
+        true => Ok(()),
+        false => Err(Error::NoDirectory {
+            path: parent.to_path_buf(),
+        }),
+    }
 }
 
 fn destination(args: &FixArgs, found: &Found) -> Result<Destination, Error> {

@@ -14,6 +14,7 @@ use crate::mojibake::{Counts, Scanner};
 use crate::report;
 
 #[derive(Args, Clone, Debug)]
+#[command(mut_arg("quiet", |arg| arg.help(QUIET_HELP)))]
 pub(crate) struct ScanArgs {
     #[command(flatten)]
     selection: Selection,
@@ -32,6 +33,11 @@ pub(crate) struct ScanArgs {
     detection: Detection,
 }
 
+/// `scan -q`, as `grep -q`: nothing on standard output, nothing on standard error but errors.
+const QUIET_HELP: &str = "Print nothing (errors aside): the exit status alone says whether \
+    anything was found (1) or not (0), as with grep -q. Stops at the first input that holds \
+    double-encoded text, and a find wins over an error (2)";
+
 pub(crate) fn run(args: &ScanArgs) -> Outcome {
     let mut outcome = Outcome::default();
     let (scanner, prepared) = match args.selection.start(&args.detection, &mut outcome) {
@@ -39,9 +45,14 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
         Err(error) => return Outcome::failed(&error),
     };
     let inspector = inspector(args, &scanner, &prepared);
+    if args.selection.quiet {
+        return run_quiet(&inspector, &prepared, outcome);
+    }
     let readings = inspector.readings();
     let mut total = Counts::default();
     let (mut files, mut skipped) = (0u64, 0u64);
+    // The input the total's first invalid byte is in: the earliest offset, first on a tie.
+    let mut first_invalid_path: Option<String> = None;
     let stdout = io::stdout();
     let mut out = stdout.lock();
     for window in prepared.found.chunks(FILE_WINDOW) {
@@ -92,6 +103,13 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                         }
                         text
                     };
+                    if let Some(offset) = counts.first_invalid_offset
+                        && total
+                            .first_invalid_offset
+                            .is_none_or(|first| offset < first)
+                    {
+                        first_invalid_path = Some(name.clone());
+                    }
                     total.merge(counts);
                     line
                 }
@@ -126,6 +144,8 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
         let mut body = report::counts_json(readings, &total, args.top);
         body["files"] = files.into();
         body["skipped"] = skipped.into();
+        body["errors"] = outcome.error_count.into();
+        body["first_invalid_path"] = first_invalid_path.into();
         format!("{}\n", report::record("total", None, body))
     } else if files + skipped > 1 {
         let name = format!("total ({files} files, {skipped} skipped)");
@@ -153,4 +173,30 @@ fn inspector(args: &ScanArgs, scanner: &Scanner, prepared: &Prepared) -> Inspect
         .progress(prepared.engine.progress.clone())
         .binary(!prepared.skip_binary)
         .build()
+}
+
+/// `scan -q`: the inputs one after the other (each one's blocks still in parallel), until the
+/// first that holds double-encoded text; what the rest hold cannot change the answer.
+fn run_quiet(inspector: &Inspector, prepared: &Prepared, mut outcome: Outcome) -> Outcome {
+    let found = prepared.pool.install(|| {
+        prepared.found.iter().any(|found| {
+            prepared.show(&found.input);
+            match inspector.holds_any(&found.input) {
+                Ok(any) => any,
+                Err(error) => {
+                    outcome.error(&error);
+                    false
+                }
+            }
+        })
+    });
+    prepared.finish();
+    if found {
+        // As with grep -q: the answer is known, whatever went wrong on the way.
+        return Outcome {
+            found,
+            ..Outcome::default()
+        };
+    }
+    outcome
 }
