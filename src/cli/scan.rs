@@ -11,7 +11,7 @@ use super::{Detection, Outcome};
 use crate::Error;
 use crate::api::{Inspection, Inspector, Scanned};
 use crate::mojibake::{Counts, Scanner};
-use crate::report;
+use crate::report::{self, CountsRecord, Failed, ScanRecord, ScanTotal, ScannedFile, Skipped};
 
 #[derive(Args, Clone, Debug)]
 #[command(mut_arg("quiet", |arg| arg.help(QUIET_HELP)))]
@@ -78,15 +78,16 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                     files += 1;
                     outcome.found |= counts.double_encoded > 0;
                     let line = if args.json {
-                        let mut body = report::counts_json(readings, &counts, args.top);
-                        body["encoding"] = serde_json::to_value(&survey).unwrap_or_default();
+                        let mut encoding = serde_json::to_value(&survey).unwrap_or_default();
                         if let Some(fix) = &fix {
-                            body["encoding"]["fix"] = fix.as_str().into();
+                            encoding["fix"] = fix.as_str().into();
                         }
-                        if let Some(tables) = &tables {
-                            body["dump"] = tables.json(readings);
-                        }
-                        format!("{}\n", report::record("file", Some(&name), body))
+                        report::json_line(&ScanRecord::File(ScannedFile {
+                            path: name.clone(),
+                            counts: CountsRecord::new(readings, &counts, args.top),
+                            encoding,
+                            dump: tables.as_ref().map(|tables| tables.json(readings)),
+                        }))
                     } else {
                         let mut text = report::counts_text(readings, &name, &counts, args.top);
                         for diagnostic in &survey.diagnostics {
@@ -116,8 +117,10 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                 Ok(Inspection::SkippedBinary) => {
                     skipped += 1;
                     if args.json {
-                        let body = serde_json::json!({ "reason": "binary" });
-                        format!("{}\n", report::record("skipped", Some(&name), body))
+                        report::json_line(&ScanRecord::Skipped(Skipped {
+                            path: name,
+                            reason: "binary".into(),
+                        }))
                     } else {
                         format!("{name}: skipped (looks binary; --binary scans it)\n")
                     }
@@ -127,8 +130,10 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                     if !args.json {
                         continue;
                     }
-                    let body = serde_json::json!({ "message": error.to_string() });
-                    format!("{}\n", report::record("error", Some(&name), body))
+                    report::json_line(&ScanRecord::Error(Failed {
+                        path: name,
+                        message: error.to_string(),
+                    }))
                 }
             };
             if let Err(source) = out.write_all(line.as_bytes()) {
@@ -141,12 +146,13 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
     }
     prepared.finish();
     let line = if args.json {
-        let mut body = report::counts_json(readings, &total, args.top);
-        body["files"] = files.into();
-        body["skipped"] = skipped.into();
-        body["errors"] = outcome.error_count.into();
-        body["first_invalid_path"] = first_invalid_path.into();
-        format!("{}\n", report::record("total", None, body))
+        report::json_line(&ScanRecord::Total(ScanTotal {
+            counts: CountsRecord::new(readings, &total, args.top),
+            files,
+            skipped,
+            errors: outcome.error_count,
+            first_invalid_path,
+        }))
     } else if files + skipped > 1 {
         let name = format!("total ({files} files, {skipped} skipped)");
         report::counts_text(readings, &name, &total, args.top)
