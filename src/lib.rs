@@ -93,5 +93,5 @@ pub use audit::AuditLevel;
 pub use dump::{Charset, Format};
 pub use engine::transcode::OnMalformed;
 pub use engine::{Input, Written};
-pub use error::Error;
+pub use error::{DumpErrorKind, Error};
 pub use mojibake::{Readings, Strictness};

@@ -315,7 +315,7 @@ impl Fixer {
             None => Ok(()),
             Some(log) => log
                 .into_inner()
-                .map_err(|_| Error::Usage("the audit log was poisoned by a crash".into()))
+                .map_err(|_| Error::Internal("the audit log was poisoned by a crash".into()))
                 .and_then(AuditLog::finish),
         }
     }
@@ -392,7 +392,7 @@ impl Fixer {
         let mut log = match self.audit.as_ref().map(Mutex::lock) {
             None => None,
             Some(Ok(log)) => Some(log),
-            Some(Err(_)) => return Err(Error::Usage("the audit log was poisoned".into())),
+            Some(Err(_)) => return Err(Error::Internal("the audit log was poisoned".into())),
         };
         let log = log.as_deref_mut();
         let repaired = match dump {

@@ -167,7 +167,7 @@ impl Stream {
         self.0
             .state
             .lock()
-            .map_err(|_| Error::Usage(format!("{}: a reader crashed", self.name().display())))
+            .map_err(|_| Error::Internal(format!("{}: a reader crashed", self.name().display())))
     }
 
     /// The first `limit` bytes (fewer if the stream ends before), read into the kept head as
