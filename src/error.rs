@@ -19,10 +19,43 @@ pub enum Error {
     Changed { path: PathBuf, seen: Change },
     /// Writing the output failed.
     Write { path: PathBuf, source: io::Error },
+    /// The directory a file was to be written into does not exist (and was not to be created).
+    NoDirectory { path: PathBuf },
     /// A directory could not be walked completely.
     Walk { path: PathBuf, message: String },
+    /// A SQL dump the dump mode cannot read: where it stops making sense (`line` from 1, the
+    /// byte `offset` from 0), and why.
+    Dump {
+        path: PathBuf,
+        line: u64,
+        offset: u64,
+        kind: DumpErrorKind,
+    },
+    /// Something that cannot happen did: a worker thread stopped or crashed, a lock was
+    /// poisoned. A bug, not a fault of the input or the command line.
+    Internal(String),
     /// The command line asks for something that cannot be done.
     Usage(String),
+}
+
+/// Why a SQL dump cannot be read ([`Error::Dump`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DumpErrorKind {
+    /// It holds data for a table that neither it nor a schema dump defines (a dump of data
+    /// only, read without the dump of its schema, or with another one).
+    UndefinedTable { message: String, hint: &'static str },
+    /// The lexer does not understand it (or it ends inside a comment, a string, a `COPY`).
+    NotUnderstood { message: String, hint: &'static str },
+}
+
+impl DumpErrorKind {
+    /// What the lexer says, and what to do about it (empty, or starting with `; `).
+    pub fn parts(&self) -> (&str, &'static str) {
+        match self {
+            DumpErrorKind::UndefinedTable { message, hint }
+            | DumpErrorKind::NotUnderstood { message, hint } => (message, hint),
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -44,7 +77,24 @@ impl fmt::Display for Error {
             Error::Write { path, source } => {
                 write!(f, "{}: cannot write: {source}", path.display())
             }
+            Error::NoDirectory { path } => write!(
+                f,
+                "{}: no such directory (create it first: nothing is written into a directory \
+                 that does not exist)",
+                path.display()
+            ),
             Error::Walk { path, message } => write!(f, "{}: {message}", path.display()),
+            Error::Dump {
+                path,
+                line,
+                offset,
+                kind,
+            } => {
+                let (message, hint) = kind.parts();
+                let path = path.display();
+                write!(f, "{path}: line {line} (byte {offset}): {message}{hint}")
+            }
+            Error::Internal(message) => write!(f, "internal error: {message}"),
             Error::Usage(message) => write!(f, "{message}"),
         }
     }
@@ -63,7 +113,12 @@ impl std::error::Error for Error {
             Error::Open { source, .. }
             | Error::Read { source, .. }
             | Error::Write { source, .. } => Some(source),
-            Error::Usage(_) | Error::Changed { .. } | Error::Walk { .. } => None,
+            Error::Usage(_)
+            | Error::Dump { .. }
+            | Error::Internal(_)
+            | Error::Changed { .. }
+            | Error::NoDirectory { .. }
+            | Error::Walk { .. } => None,
         }
     }
 }

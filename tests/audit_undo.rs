@@ -8,11 +8,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use undouble::audit::{self, AuditError, AuditLevel, AuditLog, Record, Restored};
+use undouble::audit::{self, AuditError, AuditLevel, Record, Restored};
 use undouble::engine::{Input, Written};
 use undouble::mojibake::Strictness;
+use undouble::{FixOutcome, Target};
 
-use audit_support::{fix_all, rechain, records, roots_of, scanner, unlinked, write_files};
+use audit_support::{
+    audited_fixer, fix_all, rechain, records, roots_of, scanner, unlinked, write_files,
+};
 
 const GARBLED: [&str; 3] = [
     "CafÃ© crÃ¨me\nnaÃ¯ve\n",
@@ -235,15 +238,19 @@ fn a_repaired_copy_is_logged_but_never_undone() {
     let copy = dir.path().join("copy.txt");
     let log = dir.path().join("audit.jsonl");
     let scanner = scanner(Strictness::Balanced);
-    let mut audit = AuditLog::create(&log, &scanner, AuditLevel::Full, []).unwrap();
-    let (counts, written) = audit.fix_to_path(&input, &copy).unwrap();
-    assert_eq!(written, Written::Replaced);
-    assert_eq!(counts.double_encoded, 3);
+    let fixer = audited_fixer(&scanner, &log, AuditLevel::Full, []);
+    let target = Target::Path {
+        path: &copy,
+        backup: None,
+    };
+    let FixOutcome::Repaired(repaired) = fixer.fix(&input, target).unwrap() else {
+        panic!("not repaired");
+    };
+    assert_eq!(repaired.written, Written::Replaced);
+    assert_eq!(repaired.counts.double_encoded, 3);
     let mut stdout = Vec::new();
-    audit
-        .fix_input(&input, &mut stdout, Path::new("<stdout>"))
-        .unwrap();
-    audit.finish().unwrap();
+    fixer.fix(&input, Target::Stream(&mut stdout)).unwrap();
+    fixer.finish().unwrap();
     assert_eq!(fs::read(&copy).unwrap(), stdout);
     assert_eq!(read(&paths[0]), GARBLED[0]);
 

@@ -143,6 +143,7 @@ fn without_paths(stdout: &[u8]) -> Vec<Value> {
             let mut record: Value = serde_json::from_str(line).expect("every line is JSON");
             if let Some(object) = record.as_object_mut() {
                 object.remove("path");
+                object.remove("first_invalid_path");
             }
             record
         })

@@ -22,8 +22,9 @@ const LAYERS: &[(&str, u32)] = &[
     ("engine", 4),
     ("dump", 5),
     ("audit", 6),
-    ("report", 7),
-    ("cli", 8),
+    ("api", 7),
+    ("report", 8),
+    ("cli", 9),
 ];
 
 /// The modules that are bytes in, answers out.

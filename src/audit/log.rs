@@ -2,17 +2,17 @@
 //!
 //! [`AuditLog`] owns the log file and the scanner of the run, so the header it writes once at
 //! the start always describes the settings every file was repaired with. Its repairs mirror
-//! [`engine::fix_input`] and [`engine::fix_to_path`] for plain text, [`dump::fix_dump`] and
-//! [`dump::fix_dump_to_path`] for SQL dumps, with an [`AuditSink`] beside the repair on the
-//! same single pass, and the same atomic write ([`engine::write_to_path`]); they return the
-//! same results and [`Error`]s, so the command line can call one or the other. A dump's repair
+//! `engine::fix_input` and `engine::fix_to_path` for plain text, [`dump::fix_dump`] and
+//! `dump::fix_dump_to_path` for SQL dumps, with an [`AuditSink`] beside the repair on the
+//! same single pass, and the same atomic write (`engine::write_to_path`); they return the
+//! same results and [`Error`]s, so that [`crate::Fixer`] calls one or the other. A dump's repair
 //! is the dump mode's own (blobs stay byte-identical), which tells the sink the table, column
 //! and row of each repair and each character set name it rewrites.
 //!
 //! The log is the only way back from an in-place fix, so it is treated as carefully as the files:
 //! it is never created over an existing file, a file's records are on disk (flushed and synced)
 //! before the file is replaced, every record is linked to the one before it
-//! ([`ChainedLog`]), and [`AuditLog::finish`] closes the run with an `end` record, so that a log
+//! ([`ChainedLog`]), and `AuditLog::finish` closes the run with an `end` record, so that a log
 //! missing its last records is seen as such.
 //!
 //! The audited repairs read their input sequentially, block by block as the engine cuts it,
@@ -47,7 +47,7 @@ pub struct AuditLog {
 impl AuditLog {
     /// Creates the log at `path` (which must not exist yet) for a run that repairs with
     /// `scanner`, and writes its header; `command_line` is recorded in it.
-    pub fn create(
+    pub(crate) fn create(
         path: &Path,
         scanner: &Scanner,
         level: AuditLevel,
@@ -61,7 +61,15 @@ impl AuditLog {
             .write(true)
             .create_new(true)
             .open(path)
-            .map_err(log_error)?;
+            .map_err(|source| match source.kind() {
+                io::ErrorKind::AlreadyExists => Error::Usage(format!(
+                    "{}: the audit log exists already, and a log is never written over (it may \
+                     be the only way back from an earlier fix): name a new file, or move this \
+                     one away; nothing was fixed",
+                    path.display()
+                )),
+                _ => log_error(source),
+            })?;
         let mut out = ChainedLog::new(BufWriter::with_capacity(1 << 16, file));
         out.write(&Record::Header(Header::new(scanner, level, command_line)))
             .map_err(log_error)?;
@@ -80,7 +88,7 @@ impl AuditLog {
     /// Repairs `input` into `out` (named `out_path` in errors and in the log), like
     /// [`engine::fix_input`], and logs what changed. The input itself
     /// is not touched, so its `file` record says it was not rewritten.
-    pub fn fix_input<W: Write>(
+    pub(crate) fn fix_input<W: Write>(
         &mut self,
         input: &Input,
         mut out: W,
@@ -94,7 +102,7 @@ impl AuditLog {
     /// [`engine::fix_to_path`], and logs what changed. When `target`
     /// is the input itself (a fix in place) and there is nothing to repair, the file is logged
     /// but never rewritten; only a file fixed in place is `rewritten` in the log, and so undone.
-    pub fn fix_to_path(
+    pub(crate) fn fix_to_path(
         &mut self,
         input: &Input,
         target: &Path,
@@ -106,7 +114,7 @@ impl AuditLog {
     /// Repairs the SQL dump `input` into `out`, like [`dump::fix_dump`] (only the values of its
     /// text columns, and with `options.convert_charset` its `latin1` declarations), and logs
     /// every change with the table, column and row it lies in.
-    pub fn fix_dump_input<W: Write>(
+    pub(crate) fn fix_dump_input<W: Write>(
         &mut self,
         input: &Input,
         mut out: W,
@@ -123,7 +131,7 @@ impl AuditLog {
     /// [`dump::fix_dump_to_path`], and logs every change as [`AuditLog::fix_dump_input`] does.
     /// A dump fixed in place is rewritten (and logged so) when anything changed: a repair, or a
     /// character set declaration.
-    pub fn fix_dump_to_path(
+    pub(crate) fn fix_dump_to_path(
         &mut self,
         input: &Input,
         target: &Path,
@@ -210,7 +218,7 @@ impl AuditLog {
     }
 
     /// Ends the run: the `end` record is written, and the log flushed and synced.
-    pub fn finish(mut self) -> Result<(), Error> {
+    pub(crate) fn finish(mut self) -> Result<(), Error> {
         self.out
             .write(&Record::End(self.closed))
             .and_then(|()| self.out.get_mut().flush())

@@ -27,7 +27,7 @@ use crate::charset::{
     Score, determine, determine_http_message, determine_whatwg,
 };
 use crate::engine::Input;
-use crate::report;
+use crate::report::{self, DetectRecord, DetectTotal, Detected, Failed, Skipped};
 use encoding_rs::Encoding;
 
 /// The largest document `detect` reads: 256 MiB (268,435,456 bytes).
@@ -122,8 +122,14 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
                         determination.encoding.is_none() || determination.has_errors();
                     totals.add(&determination);
                     if args.json {
-                        let body = serde_json::to_value(&determination).unwrap_or_default();
-                        format!("{}\n", report::record("detect", Some(&name), body))
+                        let determination = match serde_json::to_value(&determination) {
+                            Ok(serde_json::Value::Object(map)) => map,
+                            _ => serde_json::Map::new(),
+                        };
+                        report::json_line(&DetectRecord::Detect(Detected {
+                            path: name,
+                            determination,
+                        }))
                     } else if tree {
                         format!("{}\n", one_line(&name, &determination))
                     } else {
@@ -133,8 +139,10 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
                 Ok(None) => {
                     totals.skipped += 1;
                     if args.json {
-                        let body = serde_json::json!({ "reason": "binary" });
-                        format!("{}\n", report::record("skipped", Some(&name), body))
+                        report::json_line(&DetectRecord::Skipped(Skipped {
+                            path: name,
+                            reason: "binary".into(),
+                        }))
                     } else {
                         format!("{name}: skipped (looks binary; --binary reads it)\n")
                     }
@@ -145,8 +153,10 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
                     if !args.json {
                         continue;
                     }
-                    let body = serde_json::json!({ "message": error.to_string() });
-                    format!("{}\n", report::record("error", Some(&name), body))
+                    report::json_line(&DetectRecord::Error(Failed {
+                        path: name,
+                        message: error.to_string(),
+                    }))
                 }
             };
             if let Err(source) = out.write_all(text.as_bytes()) {
@@ -162,7 +172,7 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
     prepared.finish();
     if tree {
         let text = if args.json {
-            format!("{}\n", report::record("total", None, totals.json()))
+            report::json_line(&DetectRecord::Total(totals.record()))
         } else {
             totals.text()
         };
@@ -254,20 +264,19 @@ impl Totals {
         )
     }
 
-    fn json(&self) -> serde_json::Value {
-        let encodings: serde_json::Map<String, serde_json::Value> = self
-            .by_count()
-            .into_iter()
-            .map(|(name, n)| (name.to_owned(), n.into()))
-            .collect();
-        serde_json::json!({
-            "files": self.files,
-            "encodings": encodings,
-            "guesses": self.guesses,
-            "undetermined": self.undetermined,
-            "skipped": self.skipped,
-            "errors": self.errors,
-        })
+    fn record(&self) -> DetectTotal {
+        DetectTotal {
+            files: self.files,
+            encodings: self
+                .by_count()
+                .into_iter()
+                .map(|(name, n)| (name.to_owned(), n))
+                .collect(),
+            guesses: self.guesses.clone(),
+            undetermined: self.undetermined,
+            skipped: self.skipped,
+            errors: self.errors,
+        }
     }
 }
 

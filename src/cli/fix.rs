@@ -1,21 +1,17 @@
 //! `undouble fix`: repairs inputs to standard output, to a file, in place, or into a mirror of
 //! the input tree.
 //!
-//! Every file is classified ([`transcode::classify`]; when the repair goes to a temporary file,
-//! by its start and then at its first invalid byte during the repair, which is dropped if the
-//! file is legacy): a file that is not UTF-8 has
-//! nothing to repair, so it is skipped and named with the encoding it seems to be in, or, with
-//! `--transcode`, converted to UTF-8 through the same destinations and atomic writes as a
-//! repair.
+//! The arguments become a [`Fixer`] and a [`Target`] per input; what the fixer makes of each
+//! (repaired, skipped because it is not UTF-8 or looks binary, or converted with `--transcode`)
+//! is told on standard error.
 //!
 //! The exit status is that of `sed` and `iconv`, so that `set -e` scripts and pipelines can use
 //! it: 0 when every input was repaired (or needed nothing), whether or not anything changed; 1
 //! when some input was skipped (binary, or legacy without `--transcode`) and so passed on
 //! unchanged instead of being processed as asked; 2 on an error, which wins.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use clap::Args;
 use encoding_rs::Encoding;
@@ -25,14 +21,13 @@ use super::inputs::{FILE_WINDOW, Prepared, Selection};
 use super::values::{AuditLevelArg, CharsetArg, FormatArg};
 use super::{Detection, Outcome};
 use crate::Error;
-use crate::audit::AuditLog;
-use crate::dump::{self, ColumnKind, ColumnReport, Definitions, DumpOptions};
-use crate::engine::transcode::{self, Legacy, OnMalformed, TextKind, Transcoded};
+use crate::api::{FixOutcome, Fixer, NotUtf8, Repaired, Skip, Target, Transcode};
+use crate::dump::Definitions;
+use crate::engine::transcode::{OnMalformed, Transcoded};
 use crate::engine::walk::{Found, RunOutputs};
-use crate::engine::{self, EngineOptions, Input, Replacing, Written};
+use crate::engine::{self, Input, Written};
 use crate::mojibake::{Counts, Scanner};
 use crate::report::{self, thousands};
-use crate::sql::SqlDialect;
 
 #[derive(Args, Clone, Debug)]
 pub(crate) struct FixArgs {
@@ -53,7 +48,8 @@ pub(crate) struct FixArgs {
     /// names keep the old. Without it such a file is refused.
     #[arg(long)]
     break_hard_links: bool,
-    /// Write every repaired file under this directory, mirroring the input tree.
+    /// Write every repaired file under this directory, mirroring the input tree: its
+    /// subdirectories are created as needed, and the directory itself if its parent exists.
     #[arg(long, value_name = "DIR")]
     output_dir: Option<PathBuf>,
     /// Tell what would be repaired; write nothing.
@@ -122,47 +118,23 @@ fn backup_suffix(suffix: &str) -> Result<String, String> {
         .map_err(|error| error.to_string())
 }
 
-/// Where one input's repair goes.
-#[derive(Clone)]
+/// Where one input's repair goes, as the arguments say.
 enum Destination {
     Stdout,
     Path(PathBuf),
     Nowhere,
 }
 
-/// An input repaired (or that would be).
-struct Repaired {
-    counts: Counts,
-    /// What became of the target.
-    written: Written,
-    /// More to tell: a dump's damaged columns.
-    more: String,
-    /// A warning to tell even with `-q`: what `fix` would refuse (`--dry-run` of a dump).
-    warning: String,
-    /// A dump fixed with `--convert-charset` that has rows for tables only a `--schema` dump
-    /// defines: the character sets of those tables are out of its reach.
-    charsets_in_schema_dump: bool,
-}
-
-/// What became of one input.
-enum Fixed {
-    Done(Box<Repaired>),
-    /// Converted to UTF-8: what the conversion did, what became of the target, more to tell.
-    Transcoded(Box<Transcoded>, Written, String),
-    /// Not repaired, and passed on unchanged: what became of the target.
-    Skipped(Skip, Written),
-    Failed(Error),
-}
-
-/// Why an input was not repaired.
-enum Skip {
-    /// It looks binary, and `--binary` was not given.
-    Binary,
-    /// Not UTF-8, and no `--transcode`.
-    Legacy(Legacy),
-}
-
 pub(crate) fn run(args: &FixArgs) -> Outcome {
+    // Parsing lets an option that conflicts with --in-place (-o) lift --backup's requirement of
+    // it; an option that would do nothing is refused all the same.
+    if args.backup.is_some() && !args.in_place {
+        return Outcome::failed(&Error::Usage(
+            "--backup keeps the original of each file replaced in place: it needs --in-place \
+             (-o and --output-dir replace no input)"
+                .into(),
+        ));
+    }
     let mut outcome = Outcome::default();
     let mut selection = args.selection.clone();
     selection.outputs = RunOutputs {
@@ -195,36 +167,38 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         ));
         return outcome;
     }
-    let audit = match &args.audit {
-        None => None,
-        Some(path) => {
-            let command_line = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
-            match AuditLog::create(path, &scanner, args.audit_level.into(), command_line) {
-                Ok(log) => Some(Mutex::new(log)),
-                Err(error) => return Outcome::failed(&error),
-            }
-        }
+    if let Some(dir) = &args.output_dir
+        && let Err(error) = check_output_dir(dir)
+    {
+        return Outcome::failed(&error);
+    }
+    let fixer = match fixer(args, &scanner, &prepared) {
+        Ok(fixer) => fixer,
+        Err(error) => return Outcome::failed(&error),
     };
+    let readings = fixer.readings();
     let mut total = Counts::default();
     let (mut files, mut rewritten, mut skipped, mut transcoded) = (0u64, 0u64, 0u64, 0u64);
     let mut charsets_in_schema_dump = false;
     'inputs: for window in prepared.found.chunks(FILE_WINDOW) {
-        let fix = |found| fix_one(args, &scanner, &prepared, found, audit.as_ref());
-        let results: Vec<Fixed> = prepared.pool.install(|| match audit {
-            // The log is one stream, in input order: audited files go one after the other
-            // (each file's blocks are still scanned on the pool's threads).
-            Some(_) => window.iter().map(fix).collect(),
-            None => window.par_iter().map(fix).collect(),
+        let fix = |found| fix_one(args, &fixer, &prepared, found);
+        let results: Vec<Result<FixOutcome, Error>> = prepared.pool.install(|| {
+            match fixer.audited() {
+                // The log is one stream, in input order: audited files go one after the other
+                // (each file's blocks are still scanned on the pool's threads).
+                true => window.iter().map(fix).collect(),
+                false => window.par_iter().map(fix).collect(),
+            }
         });
         for (found, result) in window.iter().zip(results) {
             let name = found.input.display_path().display().to_string();
             match result {
-                Fixed::Done(repaired) => {
+                Ok(FixOutcome::Repaired(repaired)) => {
                     let Repaired {
                         counts,
                         written,
-                        more,
-                        warning,
+                        dump,
+                        refusal,
                         charsets_in_schema_dump: out_of_reach,
                     } = *repaired;
                     charsets_in_schema_dump |= out_of_reach;
@@ -237,29 +211,39 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
                         (false, Written::Replaced) => "",
                     };
                     if !args.selection.quiet {
-                        let readings = scanner.readings();
                         eprint!("{what}{}", report::counts_text(readings, &name, &counts, 5));
-                        eprint!("{more}");
+                        if let Some(dump) = &dump {
+                            eprint!("{}", dump.text(readings, true));
+                        }
                     }
-                    eprint!("{warning}");
+                    if let Some(refusal) = refusal {
+                        // Told even with -q: what `fix` would refuse.
+                        eprintln!("{name}: warning: {refusal}");
+                    }
                     total.merge(counts);
                 }
-                Fixed::Transcoded(done, written, more) => {
+                Ok(FixOutcome::Transcoded(transcoding)) => {
                     files += 1;
                     transcoded += 1;
+                    let written = transcoding.written;
                     rewritten += u64::from(written == Written::Replaced && !args.dry_run);
                     if !args.selection.quiet {
-                        eprint!("{}{more}", transcoded_text(&name, &done, args.dry_run));
+                        let note = match transcoding.dump {
+                            true => DUMP_AFTER_TRANSCODING,
+                            false => "",
+                        };
+                        let done = &transcoding.done;
+                        eprint!("{}{note}", transcoded_text(&name, done, args.dry_run));
                     }
                 }
-                Fixed::Skipped(skip, written) => {
+                Ok(FixOutcome::Skipped { why, written }) => {
                     // Not processed as asked: the exit status says so, and the warning is
                     // told even with -q, which silences summaries, not warnings.
                     skipped += 1;
                     outcome.found = true;
-                    eprintln!("{}", skipped_text(&name, &skip, written, args.dry_run));
+                    eprintln!("{}", skipped_text(&name, &why, written, args.dry_run));
                 }
-                Fixed::Failed(error) => {
+                Err(error) => {
                     if outcome.stop_or_report(&error) {
                         break 'inputs;
                     }
@@ -283,21 +267,47 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
             "total ({}, {rewritten} written, {converted}{skipped} skipped)",
             report::count(files, "file")
         );
-        eprint!(
-            "{}",
-            report::counts_text(scanner.readings(), &name, &total, 5)
-        );
+        eprint!("{}", report::counts_text(readings, &name, &total, 5));
     }
-    if let Some(log) = audit {
-        let finished = log
-            .into_inner()
-            .map_err(|_| Error::Usage("the audit log was poisoned by a crash".into()))
-            .and_then(AuditLog::finish);
-        if let Err(error) = finished {
-            outcome.error(&error);
-        }
+    if let Err(error) = fixer.finish() {
+        outcome.error(&error);
     }
     outcome
+}
+
+/// The fixer the arguments ask for, reading inputs as `prepared` says.
+fn fixer(args: &FixArgs, scanner: &Scanner, prepared: &Prepared) -> Result<Fixer, Error> {
+    let not_utf8 = match args.transcode {
+        true => NotUtf8::Transcode(Transcode {
+            from: args.from,
+            on_malformed: match args.lossy {
+                true => OnMalformed::Replace,
+                false => OnMalformed::Refuse,
+            },
+        }),
+        false => NotUtf8::Skip,
+    };
+    let mut builder = Fixer::builder();
+    builder
+        .readings(scanner.readings().clone())
+        .strictness(scanner.strictness())
+        .format(args.format.into())
+        .schema(prepared.definitions.clone())
+        .mmap(prepared.engine.mmap)
+        .progress(prepared.engine.progress.clone())
+        .binary(!prepared.skip_binary)
+        .convert_charset(args.convert_charset.map(Into::into))
+        .keep_charset(args.keep_charset)
+        .not_utf8(not_utf8)
+        .break_hard_links(args.break_hard_links)
+        // A mirror makes the tree of its inputs; one output file goes where it is told.
+        .create_dirs(args.output_dir.is_some())
+        .stream_name("<stdout>");
+    if let Some(path) = &args.audit {
+        let command_line = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
+        builder.audit(path, args.audit_level.into(), command_line);
+    }
+    builder.build()
 }
 
 /// Told once (even with `-q`: the load, not the fix, would go wrong) when `--convert-charset`
@@ -323,11 +333,18 @@ fn schema_dump_charsets_note(definitions: &Definitions) -> String {
     )
 }
 
-/// What writing to a path does about the file it replaces.
-fn replacing(args: &FixArgs) -> Replacing<'_> {
-    Replacing {
-        backup: args.backup.as_deref(),
-        break_hard_links: args.break_hard_links,
+/// Refuses an `--output-dir` whose parent does not exist: the mirror creates its own tree, under
+/// a directory that is there, so that a mistyped path creates no tree of directories elsewhere.
+fn check_output_dir(dir: &Path) -> Result<(), Error> {
+    let parent = match dir.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    match dir.is_dir() || parent.is_dir() {
+        true => Ok(()),
+        false => Err(Error::NoDirectory {
+            path: parent.to_path_buf(),
+        }),
     }
 }
 
@@ -351,96 +368,28 @@ fn destination(args: &FixArgs, found: &Found) -> Result<Destination, Error> {
     }
 }
 
+/// Fixes one input into the destination the arguments give it.
 fn fix_one(
     args: &FixArgs,
-    scanner: &Scanner,
+    fixer: &Fixer,
     prepared: &Prepared,
     found: &Found,
-    audit: Option<&Mutex<AuditLog>>,
-) -> Fixed {
+) -> Result<FixOutcome, Error> {
     prepared.show(&found.input);
-    let input = &found.input;
-    let destination = match destination(args, found) {
-        Ok(destination) => destination,
-        Err(error) => return Fixed::Failed(error),
-    };
-    let dialect = match dump::dialect_of(input, args.format.into()) {
-        Ok(dialect) => dialect,
-        Err(error) => return Fixed::Failed(error),
-    };
-    let dump = dialect.map(|dialect| DumpOptions {
-        dialect,
-        convert_charset: args.convert_charset.map(Into::into),
-        schema: prepared.definitions.clone(),
-        keep_charset: args.keep_charset,
-    });
-    // Every input is judged from its head before any of it is written, for every destination
-    // and whether it is a file or a stream: what is skipped can then be passed on whole.
-    let kind = match &dump {
-        Some(options) => dump::classify(input, options),
-        None => transcode::classify(input),
-    };
-    let skip = |skip| match pass_on(scanner, prepared, input, destination.clone()) {
-        Ok(written) => Fixed::Skipped(skip, written),
-        Err(error) => Fixed::Failed(error),
-    };
-    match kind {
-        Err(error) => return Fixed::Failed(error),
-        Ok(TextKind::Binary) if prepared.skip_binary => return skip(Skip::Binary),
-        Ok(TextKind::Legacy(legacy)) if args.transcode => {
-            return transcode_one(args, scanner, prepared, found, dialect, legacy);
-        }
-        Ok(TextKind::Legacy(legacy)) => return skip(Skip::Legacy(legacy)),
-        // A binary file (with --binary) is repaired as UTF-8: it is no legacy text.
-        Ok(TextKind::Utf8 | TextKind::Binary) => {}
-    }
-    match repair_one(
-        args,
-        scanner,
-        &prepared.engine,
-        found,
-        dump,
-        destination,
-        audit,
-    ) {
-        Ok(repaired) => Fixed::Done(Box::new(repaired)),
-        Err(error) => Fixed::Failed(error),
-    }
-}
-
-/// Passes a skipped input on unchanged, so that an output that was to hold it holds every
-/// byte of it: copied to standard output, or to its target file (atomically, as a repair is
-/// written); left as it is in place; nothing in a dry run.
-fn pass_on(
-    scanner: &Scanner,
-    prepared: &Prepared,
-    input: &Input,
-    destination: Destination,
-) -> Result<Written, Error> {
-    let copy = |out: &mut dyn Write, out_path: &Path| {
-        engine::copy_input(input, scanner.readings(), out, out_path, &prepared.engine)
-    };
-    match destination {
-        Destination::Nowhere => Ok(Written::Unchanged),
+    let backup = args.backup.as_deref();
+    match destination(args, found)? {
+        Destination::Nowhere => fixer.fix(&found.input, Target::Nowhere),
         Destination::Stdout => {
             let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-            copy(&mut out, Path::new("<stdout>"))?;
-            Ok(Written::Replaced)
+            fixer.fix(&found.input, Target::Stream(&mut out))
         }
-        Destination::Path(target) if matches!(input, Input::File(path) if *path == target) => {
-            Ok(Written::Unchanged)
-        }
-        Destination::Path(target) => {
-            create_parent(&target)?;
-            let (_, written) = engine::write_to_path(
-                input,
-                &target,
-                Replacing::default(),
-                |out| copy(out, &target),
-                |_| true,
-            )?;
-            Ok(written)
-        }
+        Destination::Path(path) => fixer.fix(
+            &found.input,
+            Target::Path {
+                path: &path,
+                backup,
+            },
+        ),
     }
 }
 
@@ -464,176 +413,6 @@ fn skipped_text(name: &str, skip: &Skip, written: Written, dry_run: bool) -> Str
             )
         }
     }
-}
-
-/// Repairs one UTF-8 input (a dump as a dump, with the tables of the `--schema` dumps) into
-/// `destination`, logged in `audit` if there is one.
-fn repair_one(
-    args: &FixArgs,
-    scanner: &Scanner,
-    engine: &EngineOptions,
-    found: &Found,
-    dump: Option<DumpOptions>,
-    destination: Destination,
-    audit: Option<&Mutex<AuditLog>>,
-) -> Result<Repaired, Error> {
-    let mut log = match audit.map(Mutex::lock) {
-        None => None,
-        Some(Ok(log)) => Some(log),
-        Some(Err(_)) => return Err(Error::Usage("the audit log was poisoned".into())),
-    };
-    let input = &found.input;
-    match dump {
-        Some(options) => {
-            let log = log.as_deref_mut();
-            return fix_dump_one(args, scanner, engine, input, destination, options, log);
-        }
-        None if args.convert_charset.is_some() => {
-            let message = format!(
-                "{}: --convert-charset needs a SQL dump, and this input has no dump header \
-                 (--format sql reads it as one)",
-                input.display_path().display()
-            );
-            return Err(Error::Usage(message));
-        }
-        None => {}
-    }
-    let (counts, written) = match destination {
-        Destination::Nowhere => {
-            engine::scan_input(scanner, input, engine).map(|counts| (counts, Written::Unchanged))
-        }
-        Destination::Stdout => {
-            let out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-            let stdout = Path::new("<stdout>");
-            match log.as_deref_mut() {
-                Some(log) => log.fix_input(input, out, stdout),
-                None => engine::fix_input(scanner, input, out, stdout, engine),
-            }
-            .map(|counts| (counts, Written::Replaced))
-        }
-        Destination::Path(target) => {
-            create_parent(&target)?;
-            match log.as_deref_mut() {
-                Some(log) => log.fix_to_path(input, &target),
-                None => engine::fix_to_path(scanner, input, &target, replacing(args), engine),
-            }
-        }
-    }?;
-    Ok(Repaired {
-        counts,
-        written,
-        more: String::new(),
-        warning: String::new(),
-        charsets_in_schema_dump: false,
-    })
-}
-
-/// Converts one legacy file to UTF-8 into its destination: from the encoding of its byte order
-/// mark, `--from`, or a confident guess (a weak guess is refused).
-fn transcode_one(
-    args: &FixArgs,
-    scanner: &Scanner,
-    prepared: &Prepared,
-    found: &Found,
-    dialect: Option<SqlDialect>,
-    legacy: Legacy,
-) -> Fixed {
-    let input = &found.input;
-    if let Some(dialect) = dialect {
-        match binary_columns_with_values(scanner, prepared, input, dialect) {
-            Ok(columns) if columns.is_empty() => {}
-            Ok(columns) => {
-                let message = format!(
-                    "{}: not UTF-8 ({}); a SQL dump whose binary columns hold values ({}) is not \
-                     converted: their bytes would be converted as if they were text. Dump it \
-                     again with --default-character-set=utf8mb4 instead",
-                    input.display_path().display(),
-                    legacy.describe(),
-                    columns.join(", ")
-                );
-                return Fixed::Failed(Error::Usage(message));
-            }
-            Err(error) => return Fixed::Failed(error),
-        }
-    }
-    let from = match legacy.source_encoding(args.from) {
-        Ok(from) => from,
-        Err(why) => {
-            let name = input.display_path();
-            let message = format!(
-                "{}: not UTF-8 ({}); {why}",
-                name.display(),
-                legacy.describe()
-            );
-            return Fixed::Failed(Error::Usage(message));
-        }
-    };
-    let on_malformed = match args.lossy {
-        true => OnMalformed::Replace,
-        false => OnMalformed::Refuse,
-    };
-    let convert = |out: &mut dyn Write, out_path: &Path| {
-        let (readings, engine) = (scanner.readings(), &prepared.engine);
-        transcode::transcode_input(input, from, on_malformed, out, out_path, readings, engine)
-    };
-    let result = destination(args, found).and_then(|destination| match destination {
-        Destination::Nowhere => {
-            convert(&mut io::sink(), Path::new("<nowhere>")).map(|done| (done, Written::Unchanged))
-        }
-        Destination::Stdout => {
-            let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-            convert(&mut out, Path::new("<stdout>")).map(|done| (done, Written::Replaced))
-        }
-        Destination::Path(target) => {
-            create_parent(&target)?;
-            // A converted file always differs from its original.
-            engine::write_to_path(
-                input,
-                &target,
-                replacing(args),
-                |out| convert(out, &target),
-                |_| true,
-            )
-        }
-    });
-    match result {
-        Ok((done, written)) => {
-            let note = match dialect {
-                Some(_) => DUMP_AFTER_TRANSCODING,
-                None => "",
-            };
-            Fixed::Transcoded(Box::new(done), written, note.to_owned())
-        }
-        Err(error) => Fixed::Failed(error),
-    }
-}
-
-/// The binary columns of the dump `input` that hold values other than NULL (`table.column`),
-/// from a scan of the whole dump: what a conversion of the whole file would damage.
-fn binary_columns_with_values(
-    scanner: &Scanner,
-    prepared: &Prepared,
-    input: &Input,
-    dialect: SqlDialect,
-) -> Result<Vec<String>, Error> {
-    let options = DumpOptions {
-        dialect,
-        convert_charset: None,
-        schema: prepared.definitions.clone(),
-        keep_charset: false,
-    };
-    // A look ahead of the conversion: it moves no progress bar.
-    let engine = EngineOptions {
-        progress: None,
-        ..prepared.engine.clone()
-    };
-    let (report, _) = dump::scan_dump(scanner, input, &options, &engine, 0)?;
-    let columns = report.tables.iter().flat_map(|table| {
-        let holding = |c: &&ColumnReport| c.kind == ColumnKind::Binary && c.cells > c.null_cells;
-        let named = |c: &ColumnReport| format!("{}.{}", table.name, c.name);
-        table.columns.iter().filter(holding).map(named)
-    });
-    Ok(columns.collect())
 }
 
 /// Told after a dump is transcoded. Its own declarations still name its old encoding: loaded as
@@ -662,71 +441,4 @@ fn transcoded_text(name: &str, done: &Transcoded, dry_run: bool) -> String {
     }
     text.push('\n');
     text
-}
-
-/// Creates the directory a target goes into.
-fn create_parent(target: &Path) -> Result<(), Error> {
-    match target.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(parent) => std::fs::create_dir_all(parent).map_err(|source| Error::Write {
-            path: parent.to_path_buf(),
-            source,
-        }),
-        None => Ok(()),
-    }
-}
-
-/// Repairs one SQL dump: only the values of its text columns, logged in `log` if there is one.
-/// What more it tells is the columns that held double-encoded text.
-fn fix_dump_one(
-    args: &FixArgs,
-    scanner: &Scanner,
-    engine: &EngineOptions,
-    input: &Input,
-    destination: Destination,
-    options: DumpOptions,
-    log: Option<&mut AuditLog>,
-) -> Result<Repaired, Error> {
-    let mut warning = String::new();
-    let (mut report, written) = match destination {
-        Destination::Nowhere => {
-            let (report, _) = dump::scan_dump(scanner, input, &options, engine, 0)?;
-            if let Some(refusal) =
-                report.refusal_warning(args.convert_charset.map(Into::into), args.keep_charset)
-            {
-                warning = format!("{}: warning: {refusal}\n", input.display_path().display());
-            }
-            (report, Written::Unchanged)
-        }
-        Destination::Stdout => {
-            let out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-            let stdout = Path::new("<stdout>");
-            let report = match log {
-                Some(log) => log.fix_dump_input(input, out, stdout, &options, engine)?,
-                None => dump::fix_dump(scanner, input, out, stdout, &options, engine, None)?,
-            };
-            (report, Written::Replaced)
-        }
-        Destination::Path(target) => {
-            create_parent(&target)?;
-            match log {
-                Some(log) => log.fix_dump_to_path(input, &target, &options, engine)?,
-                None => {
-                    let replacing = replacing(args);
-                    dump::fix_dump_to_path(scanner, input, &target, replacing, &options, engine)?
-                }
-            }
-        }
-    };
-    let more = report.text(scanner.readings(), true);
-    // PostgreSQL columns declare no character set: only MySQL's are left behind.
-    let charsets_in_schema_dump = options.convert_charset.is_some()
-        && options.dialect == SqlDialect::MySql
-        && report.has_rows_of_schema_dump_tables();
-    Ok(Repaired {
-        counts: std::mem::take(&mut report.counts),
-        written,
-        more,
-        warning,
-        charsets_in_schema_dump,
-    })
 }

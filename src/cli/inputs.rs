@@ -165,11 +165,6 @@ fn progress_bar(found: &[Found]) -> ProgressBar {
 }
 
 impl Prepared {
-    /// Whether `input` is to be skipped as binary (reported as skipped by the caller).
-    pub(crate) fn is_skipped_binary(&self, input: &Input) -> Result<bool, Error> {
-        Ok(self.skip_binary && crate::engine::looks_binary(input)?)
-    }
-
     /// Shows the file being processed next to the bar.
     pub(crate) fn show(&self, input: &Input) {
         if let Some(bar) = &self.bar {

@@ -222,6 +222,8 @@ impl Detection {
 pub(crate) struct Outcome {
     pub(crate) found: bool,
     pub(crate) errors: bool,
+    /// How many errors were told (the JSON totals of `scan` count them).
+    pub(crate) error_count: u64,
     /// The output pipe was closed by its reader (`fix big | head`): the run ended there.
     pub(crate) output_closed: bool,
     /// Some input's encoding could not be told (`detect`'s `no-charset`).
@@ -262,6 +264,7 @@ impl Outcome {
     pub(crate) fn error(&mut self, error: &Error) {
         eprintln!("undouble: {error}");
         self.errors = true;
+        self.error_count += 1;
     }
 }
 

@@ -85,7 +85,7 @@ pub use sink::DumpAudit;
 use crate::engine::blocks::BLOCK_SIZE;
 use crate::engine::transcode::{self, TextKind};
 use crate::engine::{self, EngineOptions, Input, Written};
-use crate::error::Error;
+use crate::error::{DumpErrorKind, Error};
 use crate::mojibake::{Counts, RecordedScan, Scanner, ScopedValue};
 use crate::sql::SqlDialect;
 pub use lexer::LexError;
@@ -399,7 +399,7 @@ enum ReadFor {
 
 /// The error of a dump (named `path`) the lexer stopped in.
 fn lex_error(path: &Path, error: LexError, read_for: ReadFor) -> Error {
-    let remedy = match (read_for, error.undefined_table) {
+    let hint = match (read_for, error.undefined_table) {
         (ReadFor::Data { with_schema: false }, true) => {
             "; a dump of data only? --schema FILE reads its tables from a dump of its schema \
              (mariadb-dump --no-data, pg_dump --schema-only)"
@@ -414,13 +414,17 @@ fn lex_error(path: &Path, error: LexError, read_for: ReadFor) -> Error {
         }
         (ReadFor::Schema, false) => "; not understood as a SQL dump (read for --schema)",
     };
-    Error::Usage(format!(
-        "{}: line {} (byte {}): {}{remedy}",
-        path.display(),
-        error.line,
-        error.offset,
-        error.message
-    ))
+    let message = error.message;
+    let kind = match error.undefined_table {
+        true => DumpErrorKind::UndefinedTable { message, hint },
+        false => DumpErrorKind::NotUnderstood { message, hint },
+    };
+    Error::Dump {
+        path: path.to_path_buf(),
+        line: error.line,
+        offset: error.offset,
+        kind,
+    }
 }
 
 /// The lexer of the dump `input`, read with `options`: it starts with the tables of the dumps
@@ -477,7 +481,7 @@ fn read_and_lex(
         tables_sent = defined.len();
         // The scanning side only stops early on an error, which it reports itself.
         send.send(buffer)
-            .map_err(|_| Error::Usage("the dump writer stopped".into()))
+            .map_err(|_| Error::Internal("the dump writer stopped".into()))
     };
     let each = |block: &[u8], base: u64| -> Result<(), Error> {
         if base == 0 {
@@ -632,7 +636,7 @@ fn process<W: Write>(
         drop(receive);
         let read = reader
             .join()
-            .unwrap_or_else(|_| Err(Error::Usage("the dump reader crashed".into())));
+            .unwrap_or_else(|_| Err(Error::Internal("the dump reader crashed".into())));
         (read, written.map(|()| findings))
     });
     let findings = written?;
@@ -707,7 +711,7 @@ fn observe_text(counts: &mut Counts, buffer: &LexedBuffer) {
 
 /// Scans a dump and reports on it per table and column; changes nothing. Also returns the
 /// first `head_limit` bytes of the input (for the encoding survey).
-pub fn scan_dump(
+pub(crate) fn scan_dump(
     scanner: &Scanner,
     input: &Input,
     options: &DumpOptions,
@@ -718,7 +722,9 @@ pub fn scan_dump(
 }
 
 /// Repairs the text values of a dump into `out` (named `out_path` in errors); with `audit`,
-/// tells it every change, in order.
+/// tells it every change, in order. This is the dump mode alone, on any bytes, without the
+/// judgement of the whole input that [`crate::Fixer`] makes first (a file that is not UTF-8 is
+/// skipped there): what checks of the lexer and the sink on arbitrary dumps need.
 pub fn fix_dump<W: Write>(
     scanner: &Scanner,
     input: &Input,
@@ -740,7 +746,7 @@ pub fn fix_dump<W: Write>(
 /// Repairs a dump into the file `target`, atomically, through
 /// [`engine::write_to_path`] as text repairs are: a dump fixed in
 /// place with nothing to change is not rewritten; `replacing` tells whether to keep a backup.
-pub fn fix_dump_to_path(
+pub(crate) fn fix_dump_to_path(
     scanner: &Scanner,
     input: &Input,
     target: &Path,

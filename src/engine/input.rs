@@ -35,6 +35,29 @@ impl Input {
         Input::Stream(Stream::new(StreamSource::Stdin))
     }
 
+    /// A stream read from `reader`, named `name` in reports and errors: what a program hands
+    /// over that is no file (a decompressor, a socket).
+    pub fn reader(name: impl Into<PathBuf>, reader: impl Read + Send + 'static) -> Input {
+        let state = State {
+            reader: Some(Box::new(reader)),
+            opened: true,
+            ..State::default()
+        };
+        Input::Stream(Stream::with_state(StreamSource::Named(name.into()), state))
+    }
+
+    /// Bytes already in memory, as a stream named `<bytes>`: its head is the bytes themselves.
+    pub fn from_bytes(bytes: impl Into<Vec<u8>>) -> Input {
+        let state = State {
+            opened: true,
+            head: bytes.into(),
+            ended: true,
+            ..State::default()
+        };
+        let name = StreamSource::Named(PathBuf::from("<bytes>"));
+        Input::Stream(Stream::with_state(name, state))
+    }
+
     /// The input a command-line argument names: `-` is standard input, a path that is not a
     /// regular file (a FIFO, a device, `/dev/stdin`) is a stream, anything else a file.
     pub fn from_arg(arg: &Path) -> Input {
@@ -93,6 +116,8 @@ impl Input {
 enum StreamSource {
     Stdin,
     Path(PathBuf),
+    /// A reader or bytes handed over by a program, under the name it gave.
+    Named(PathBuf),
 }
 
 /// An input read once: its head is kept for every look at it, and the pass over the whole of
@@ -120,9 +145,13 @@ struct State {
 
 impl Stream {
     fn new(source: StreamSource) -> Stream {
+        Stream::with_state(source, State::default())
+    }
+
+    fn with_state(source: StreamSource, state: State) -> Stream {
         Stream(Arc::new(Shared {
             source,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
         }))
     }
 
@@ -130,7 +159,7 @@ impl Stream {
     pub fn name(&self) -> PathBuf {
         match &self.0.source {
             StreamSource::Stdin => PathBuf::from("-"),
-            StreamSource::Path(path) => path.clone(),
+            StreamSource::Path(path) | StreamSource::Named(path) => path.clone(),
         }
     }
 
@@ -138,7 +167,7 @@ impl Stream {
         self.0
             .state
             .lock()
-            .map_err(|_| Error::Usage(format!("{}: a reader crashed", self.name().display())))
+            .map_err(|_| Error::Internal(format!("{}: a reader crashed", self.name().display())))
     }
 
     /// The first `limit` bytes (fewer if the stream ends before), read into the kept head as
@@ -215,6 +244,8 @@ impl Stream {
                 let read = file.try_clone().map_err(open_error)?;
                 (file, Box::new(read))
             }
+            // Opened when it was made.
+            StreamSource::Named(_) => return Ok(()),
         };
         refuse_endless(&file).map_err(open_error)?;
         state.reader = Some(reader);

@@ -382,7 +382,7 @@ impl<A: Sink, B: Sink<Error = Infallible>> Sink for Tee<A, B> {
 }
 
 /// Scans one input and counts what it holds; changes nothing.
-pub fn scan_input(
+pub(crate) fn scan_input(
     scanner: &Scanner,
     input: &Input,
     options: &EngineOptions,
@@ -393,7 +393,7 @@ pub fn scan_input(
 /// Scans one input, and keeps a copy of its first `head_limit` bytes (at most its first
 /// block), for what needs to look at the start of a file once it has been read: the same
 /// bytes whether it was mapped, read or piped.
-pub fn scan_input_keeping_head(
+pub(crate) fn scan_input_keeping_head(
     scanner: &Scanner,
     input: &Input,
     options: &EngineOptions,
@@ -429,7 +429,7 @@ pub fn scan_input_keeping_head(
 }
 
 /// Repairs one input into `out` (named `out_path` in errors), and counts what it repaired.
-pub fn fix_input<W: Write>(
+pub(crate) fn fix_input<W: Write>(
     scanner: &Scanner,
     input: &Input,
     mut out: W,
@@ -484,7 +484,7 @@ pub fn looks_binary(input: &Input) -> Result<bool, Error> {
 
 /// Writes every byte of `input` to `out` (named `out_path` in errors) unchanged: what a
 /// skipped input becomes in an output that must hold every input.
-pub fn copy_input(
+pub(crate) fn copy_input(
     input: &Input,
     readings: &Readings,
     out: &mut dyn Write,
@@ -501,7 +501,7 @@ pub fn copy_input(
     out.flush().map_err(write_error)
 }
 
-/// What [`fix_to_path`] did to its target.
+/// What a fix did to its target file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Written {
     /// The target was written (replaced atomically).
@@ -512,7 +512,7 @@ pub enum Written {
 
 /// Repairs `input` into the file `target`, atomically (see [`write_to_path`]); when `target`
 /// is the input itself and nothing needs repair, nothing is written.
-pub fn fix_to_path(
+pub(crate) fn fix_to_path(
     scanner: &Scanner,
     input: &Input,
     target: &Path,
@@ -553,7 +553,7 @@ pub struct Replacing<'a> {
 /// overwritten. A target that exists and is not a regular file (a device, a FIFO) is written
 /// into directly instead: it cannot be replaced by a rename. An input file that changed in
 /// any way while it was read (see `identity.rs`) is an error, and the target is left as it was.
-pub fn write_to_path<T>(
+pub(crate) fn write_to_path<T>(
     input: &Input,
     target: &Path,
     replacing: Replacing<'_>,

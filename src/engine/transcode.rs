@@ -5,7 +5,7 @@
 //! all holds nothing of the kind: "repairing" it would leave it as it was and call it done. So
 //! `fix` asks what an input is ([`classify`]; for a dump, [`crate::dump::classify`], which
 //! leaves its blobs out), passes legacy inputs on unchanged and names them, and with
-//! `--transcode` converts them instead ([`transcode_input`]). The question must be answered
+//! `--transcode` converts them instead (`transcode_input`). The question must be answered
 //! before any output is written, the same way for a file and for a stream that can be read only
 //! once, and must not mistake a UTF-8 file with a truncated character for a legacy one: the
 //! non-ASCII bytes of legacy text are almost never well-formed UTF-8, while a damaged UTF-8
@@ -33,7 +33,7 @@
 //!
 //! # Transcoding
 //!
-//! [`transcode_input`] streams the file block by block through an `encoding_rs` decoder into
+//! `transcode_input` streams the file block by block through an `encoding_rs` decoder into
 //! UTF-8; memory stays at one block and one output buffer. A byte order mark is dropped (the
 //! output never has one). Malformed sequences are counted; either the conversion fails with an
 //! error naming the file, the byte offset of the first and how many there are (nothing is
@@ -367,7 +367,7 @@ pub struct Transcoded {
 /// block as the engine reads every input, dropping a byte order mark. Malformed input is
 /// refused (after counting it all; nothing is written after the first malformed sequence) or
 /// replaced, as `on_malformed` says.
-pub fn transcode_input<W: Write>(
+pub(crate) fn transcode_input<W: Write>(
     input: &Input,
     from: &'static Encoding,
     on_malformed: OnMalformed,

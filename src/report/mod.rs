@@ -1,13 +1,18 @@
 //! What a person or a program reads: a text summary per input, or JSON Lines; and, read back
 //! from those records ([`records`]), one HTML page ([`html`]).
 //!
-//! The JSON schema is documented in the README; every record carries a `type` (`file`,
-//! `total` or `error`) so that a consumer can read the stream line by line.
+//! Every JSON record is one of the types here, serialized with its keys in alphabetical order
+//! (as `serde_json` writes a map), and documented field by field in `docs/json.md`; each
+//! carries a `type` so that a consumer can read the stream line by line, and each can be read
+//! back into its type ([`ScanRecord`], [`DetectRecord`]).
 
 pub mod html;
 pub mod records;
 
-use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 pub use crate::format::{count, hex, thousands, visible};
 use crate::mojibake::counts::SequenceCount;
@@ -16,59 +21,183 @@ use crate::mojibake::{Counts, Readings};
 /// How many distinct sequences a report lists.
 pub const TOP_SEQUENCES: usize = 10;
 
-fn sequence_json(readings: &Readings, garbled: &[u8], seq: &SequenceCount) -> Value {
-    let mut utf8 = [0u8; 4];
-    let repaired = seq.original.encode_utf8(&mut utf8);
-    json!({
-        "mojibake": String::from_utf8_lossy(garbled),
-        "mojibake_hex": hex(garbled, ""),
-        "repaired": repaired,
-        "repaired_hex": hex(repaired.as_bytes(), ""),
-        "reading": readings.reading_name(seq.mask),
-        "layers": seq.layers,
-        "count": seq.count,
-        "first_offset": seq.first_offset,
-    })
+/// One distinct garbled sequence and what it repairs to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SequenceRecord {
+    pub mojibake: String,
+    pub mojibake_hex: String,
+    pub repaired: String,
+    pub repaired_hex: String,
+    pub reading: String,
+    pub layers: u8,
+    pub count: u64,
+    pub first_offset: u64,
+}
+
+impl SequenceRecord {
+    fn new(readings: &Readings, garbled: &[u8], seq: &SequenceCount) -> SequenceRecord {
+        let mut utf8 = [0u8; 4];
+        let repaired = seq.original.encode_utf8(&mut utf8);
+        SequenceRecord {
+            mojibake: String::from_utf8_lossy(garbled).into_owned(),
+            mojibake_hex: hex(garbled, ""),
+            repaired: repaired.to_owned(),
+            repaired_hex: hex(repaired.as_bytes(), ""),
+            reading: readings.reading_name(seq.mask).to_owned(),
+            layers: seq.layers,
+            count: seq.count,
+            first_offset: seq.first_offset,
+        }
+    }
+}
+
+/// The counts of one input (or of all of them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountsRecord {
+    pub bytes: u64,
+    pub valid_utf8: bool,
+    pub first_invalid_offset: Option<u64>,
+    pub double_encoded: u64,
+    pub by_reading: BTreeMap<String, u64>,
+    /// By number of layers, written as a string (`"1"`, `"2"`): JSON keys are strings.
+    pub by_layers: BTreeMap<String, u64>,
+    pub fine_non_ascii: u64,
+    pub top_sequences: Vec<SequenceRecord>,
+    pub left_alone: u64,
+    pub top_left_alone: Vec<SequenceRecord>,
+}
+
+impl CountsRecord {
+    /// The record of `counts`, with at most `top` sequences of each list.
+    pub fn new(readings: &Readings, counts: &Counts, top: usize) -> CountsRecord {
+        let sequences = |list: Vec<(&[u8], &SequenceCount)>| {
+            let record = |(garbled, seq)| SequenceRecord::new(readings, garbled, seq);
+            list.into_iter().map(record).collect()
+        };
+        CountsRecord {
+            bytes: counts.bytes,
+            valid_utf8: counts.valid_utf8(),
+            first_invalid_offset: counts.first_invalid_offset,
+            double_encoded: counts.double_encoded,
+            by_reading: counts
+                .by_reading_names(readings)
+                .into_iter()
+                .map(|(name, n)| (name.to_owned(), n))
+                .collect(),
+            by_layers: counts
+                .by_layers()
+                .iter()
+                .map(|(layers, n)| (layers.to_string(), *n))
+                .collect(),
+            fine_non_ascii: counts.fine_non_ascii(),
+            top_sequences: sequences(counts.top_sequences(top)),
+            left_alone: counts.left_alone,
+            top_left_alone: sequences(counts.top_left_alone(top)),
+        }
+    }
+}
+
+/// A `scan --json` record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ScanRecord {
+    File(ScannedFile),
+    Total(ScanTotal),
+    Skipped(Skipped),
+    Error(Failed),
+}
+
+/// One input scanned.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScannedFile {
+    pub path: String,
+    #[serde(flatten)]
+    pub counts: CountsRecord,
+    /// The encoding survey ([`crate::charset::Survey`]), with `fix`: what `fix` will do with
+    /// an input that is not UTF-8.
+    pub encoding: Value,
+    /// A SQL dump's tables and columns ([`crate::dump::DumpReport::json`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dump: Option<Value>,
+}
+
+/// The totals of a scan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScanTotal {
+    #[serde(flatten)]
+    pub counts: CountsRecord,
+    pub files: u64,
+    pub skipped: u64,
+    pub errors: u64,
+    /// The input the total's `first_invalid_offset` is in.
+    pub first_invalid_path: Option<String>,
+}
+
+/// An input skipped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub path: String,
+    /// Why: `binary`.
+    pub reason: String,
+}
+
+/// An input that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failed {
+    pub path: String,
+    pub message: String,
+}
+
+/// A `detect --json` record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum DetectRecord {
+    Detect(Detected),
+    Total(DetectTotal),
+    Skipped(Skipped),
+    Error(Failed),
+}
+
+/// One document's encoding ([`crate::charset::Determination`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Detected {
+    pub path: String,
+    #[serde(flatten)]
+    pub determination: serde_json::Map<String, Value>,
+}
+
+/// The totals of `detect` over a tree.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DetectTotal {
+    pub files: u64,
+    /// Documents per encoding found.
+    pub encodings: BTreeMap<String, u64>,
+    /// Of those, the documents whose encoding was a guess, per encoding.
+    pub guesses: BTreeMap<String, u64>,
+    pub undetermined: u64,
+    pub skipped: u64,
+    pub errors: u64,
+}
+
+/// One JSON Lines record as it is printed: its keys in alphabetical order, as `serde_json`
+/// writes a map, whatever order the type declares its fields in.
+pub fn json_line<T: Serialize>(record: &T) -> String {
+    match serde_json::to_value(record) {
+        Ok(value) => format!("{value}\n"),
+        // The records hold strings, numbers and maps with string keys: nothing that fails.
+        Err(error) => {
+            let message = error.to_string();
+            format!(
+                "{}\n",
+                serde_json::json!({ "type": "error", "message": message })
+            )
+        }
+    }
 }
 
 /// The counts of one input (or the totals) as one JSON object, without its `type` and `path`.
 pub fn counts_json(readings: &Readings, counts: &Counts, top: usize) -> Value {
-    let by_layers: serde_json::Map<String, Value> = counts
-        .by_layers()
-        .iter()
-        .map(|(layers, n)| (layers.to_string(), json!(n)))
-        .collect();
-    json!({
-        "bytes": counts.bytes,
-        "valid_utf8": counts.valid_utf8(),
-        "first_invalid_offset": counts.first_invalid_offset,
-        "double_encoded": counts.double_encoded,
-        "by_reading": counts.by_reading_names(readings),
-        "by_layers": by_layers,
-        "fine_non_ascii": counts.fine_non_ascii(),
-        "top_sequences": counts
-            .top_sequences(top)
-            .into_iter()
-            .map(|(g, s)| sequence_json(readings, g, s))
-            .collect::<Vec<_>>(),
-        "left_alone": counts.left_alone,
-        "top_left_alone": counts
-            .top_left_alone(top)
-            .into_iter()
-            .map(|(g, s)| sequence_json(readings, g, s))
-            .collect::<Vec<_>>(),
-    })
-}
-
-/// One JSON Lines record: `{"type": kind, "path": path, ...counts}`.
-pub fn record(kind: &str, path: Option<&str>, mut body: Value) -> Value {
-    if let Value::Object(map) = &mut body {
-        map.insert("type".into(), json!(kind));
-        if let Some(path) = path {
-            map.insert("path".into(), json!(path));
-        }
-    }
-    body
+    serde_json::to_value(CountsRecord::new(readings, counts, top)).unwrap_or_default()
 }
 
 /// A few lines for a person: the headline, then the most frequent sequences.

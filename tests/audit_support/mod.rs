@@ -5,9 +5,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use undouble::audit::chain::line_hash;
-use undouble::audit::{AuditLevel, AuditLog, Record, Roots};
+use undouble::audit::{AuditLevel, Record, Roots};
 use undouble::engine::{Input, Written};
 use undouble::mojibake::{Readings, Scanner, Strictness};
+use undouble::{FixOutcome, Fixer, Format, NotUtf8, Target};
 
 pub fn scanner(strictness: Strictness) -> Scanner {
     Scanner::new(Readings::western(), strictness)
@@ -15,16 +16,40 @@ pub fn scanner(strictness: Strictness) -> Scanner {
 
 /// Fixes every file in place through one audit log at `log`; returns which were rewritten.
 pub fn fix_all(scanner: &Scanner, paths: &[PathBuf], log: &Path, level: AuditLevel) -> Vec<bool> {
-    let mut audit = AuditLog::create(log, scanner, level, ["undouble-test".to_owned()]).unwrap();
+    let fixer = audited_fixer(scanner, log, level, ["undouble-test".to_owned()]);
     let rewritten = paths
         .iter()
         .map(|path| {
-            let (_, written) = audit.fix_to_path(&Input::File(path.clone()), path).unwrap();
-            written == Written::Replaced
+            let target = Target::Path { path, backup: None };
+            match fixer.fix(&Input::File(path.clone()), target).unwrap() {
+                FixOutcome::Repaired(repaired) => repaired.written == Written::Replaced,
+                other => panic!("{}: not repaired: {other:?}", path.display()),
+            }
         })
         .collect();
-    audit.finish().unwrap();
+    fixer.finish().unwrap();
     rewritten
+}
+
+/// A fixer with `scanner`'s settings that logs to `log` and repairs every file as plain UTF-8
+/// text, whatever it looks like (binary, another encoding, a dump): the tests choose their
+/// bytes, and the log must take back whatever the repair did.
+pub fn audited_fixer(
+    scanner: &Scanner,
+    log: &Path,
+    level: AuditLevel,
+    command_line: impl IntoIterator<Item = String>,
+) -> Fixer {
+    Fixer::builder()
+        .readings(scanner.readings().clone())
+        .strictness(scanner.strictness())
+        .format(Format::Text)
+        .binary(true)
+        .not_utf8(NotUtf8::Repair)
+        .stream_name("<stdout>")
+        .audit(log, level, command_line)
+        .build()
+        .unwrap()
 }
 
 /// Every record of the log at `log`.

@@ -1,0 +1,193 @@
+//! [`Inspector`]: what `scan` reports of one input, with the settings of its builder: the
+//! double-encoded text it holds, its declared and actual encoding, what a fix would make of it,
+//! and for a SQL dump its tables and columns. Nothing is written.
+
+use super::{Reading, dump_options, reading_setters};
+use crate::charset::{Confidence, FileFacts, Survey, survey};
+use crate::dump::{self, DumpReport};
+use crate::engine::transcode::{self, Basis, TextKind};
+use crate::engine::{self, Input};
+use crate::error::Error;
+use crate::mojibake::{Counts, Readings, Scanner};
+
+/// How much of a file the encoding survey reads: declarations sit at the start of a document
+/// or dump, and a SQL dump's table charsets are read this far (the scan itself reads it all).
+const SURVEY_LIMIT: usize = engine::blocks::BLOCK_SIZE;
+
+/// What became of one input.
+#[derive(Debug)]
+pub enum Inspection {
+    Scanned(Box<Scanned>),
+    /// It looks binary, and the builder's [`InspectorBuilder::binary`] was not set.
+    SkippedBinary,
+}
+
+/// An input scanned.
+#[derive(Debug)]
+pub struct Scanned {
+    /// What it holds: for a dump, of its text values only.
+    pub counts: Counts,
+    /// Its declared and actual encoding.
+    pub survey: Survey,
+    /// What `fix` will do with it when it is not UTF-8, by the rule it judges files with
+    /// (`windows-1252 (guess, 0.93): use --transcode`), or that a few stray bytes are kept.
+    pub fix: Option<String>,
+    /// A SQL dump's tables and columns (its counts are in [`Scanned::counts`]).
+    pub dump: Option<DumpReport>,
+}
+
+/// Builds an [`Inspector`].
+///
+/// ```
+/// use undouble::{Input, Inspection, Inspector};
+///
+/// let inspector = Inspector::builder().build();
+/// let Inspection::Scanned(scanned) = inspector.inspect(&Input::from_bytes("caf\u{c3}\u{a9}"))?
+/// else {
+///     panic!("text is scanned");
+/// };
+/// assert_eq!(scanned.counts.double_encoded, 1);
+/// # Ok::<(), undouble::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct InspectorBuilder {
+    reading: Reading,
+}
+
+impl InspectorBuilder {
+    reading_setters!();
+
+    pub fn build(&self) -> Inspector {
+        Inspector {
+            scanner: self.reading.scanner(),
+            reading: self.reading.clone(),
+        }
+    }
+}
+
+/// Reports on inputs, one call per input ([`Inspector::builder`]); it may be called from
+/// several threads at once.
+pub struct Inspector {
+    scanner: Scanner,
+    reading: Reading,
+}
+
+impl Inspector {
+    /// A builder with the defaults: latin1 and cp1252 readings, balanced strictness, dumps
+    /// read as dumps when their header says so, binary inputs skipped.
+    pub fn builder() -> InspectorBuilder {
+        InspectorBuilder::default()
+    }
+
+    /// The code pages the inspector reads text through (to name them in a report).
+    pub fn readings(&self) -> &Readings {
+        self.scanner.readings()
+    }
+
+    /// Scans `input` (as a dump, with its tables and columns, when it is one), then surveys its
+    /// declared and actual encoding from its start and what the scan counted.
+    pub fn inspect(&self, input: &Input) -> Result<Inspection, Error> {
+        if !self.reading.binary && engine::looks_binary(input)? {
+            return Ok(Inspection::SkippedBinary);
+        }
+        let engine = &self.reading.engine;
+        let (counts, head, tables, kind) = match dump::dialect_of(input, self.reading.format)? {
+            Some(dialect) => {
+                let options = dump_options(dialect, &self.reading.schema);
+                let (mut tables, head) =
+                    dump::scan_dump(&self.scanner, input, &options, engine, SURVEY_LIMIT)?;
+                let counts = std::mem::take(&mut tables.counts);
+                // `fix` judges a dump by its text, leaving its blobs out: asked again only of a
+                // dump that is not UTF-8, and of a file (a stream cannot be read twice).
+                let kind = match counts.first_invalid_offset {
+                    Some(_) if !input.is_stdin() => Some(dump::classify(input, &options)?),
+                    _ => None,
+                };
+                (counts, head, Some(tables), kind)
+            }
+            None => {
+                let (counts, head) =
+                    engine::scan_input_keeping_head(&self.scanner, input, engine, SURVEY_LIMIT)?;
+                // A head the scan found valid is judged by its structure only, not read again.
+                let kind = match counts.first_invalid_offset {
+                    None => transcode::classify_valid_head(&head),
+                    Some(_) => transcode::classify_head(&head),
+                };
+                (counts, head, None, Some(kind))
+            }
+        };
+        let facts = FileFacts {
+            first_invalid_offset: counts.first_invalid_offset,
+            non_ascii_chars: counts.non_ascii_chars,
+            double_encoded: counts.double_encoded,
+        };
+        let survey = survey(&head, &facts);
+        let fix = kind.and_then(|kind| what_fix_does(&kind, &survey, &facts));
+        Ok(Inspection::Scanned(Box::new(Scanned {
+            counts,
+            survey,
+            fix,
+            dump: tables,
+        })))
+    }
+
+    /// Whether `input` holds any double-encoded text (an input skipped as binary holds none),
+    /// found as cheaply as it can be: only the count, no survey, no per-column view.
+    pub fn holds_any(&self, input: &Input) -> Result<bool, Error> {
+        if !self.reading.binary && engine::looks_binary(input)? {
+            return Ok(false);
+        }
+        let engine = &self.reading.engine;
+        let counts = match dump::dialect_of(input, self.reading.format)? {
+            Some(dialect) => {
+                let options = dump_options(dialect, &self.reading.schema);
+                dump::scan_dump(&self.scanner, input, &options, engine, 0)?
+                    .0
+                    .counts
+            }
+            None => engine::scan_input(&self.scanner, input, engine)?,
+        };
+        Ok(counts.double_encoded > 0)
+    }
+}
+
+/// What `fix` will do with a file that is not UTF-8, by the rule it judges files with:
+/// `windows-1252 (guess, 0.93): use --transcode`, `UTF-16LE by its byte order mark: use
+/// --transcode`, or why it cannot convert it unasked. `None` for a UTF-8 file; a file with
+/// a few stray bytes is repaired as UTF-8, and says so.
+fn what_fix_does(kind: &TextKind, survey: &Survey, facts: &FileFacts) -> Option<String> {
+    match kind {
+        TextKind::Legacy(legacy) => {
+            let name = legacy.encoding.name();
+            let what = match legacy.basis {
+                Basis::ByteOrderMark => format!("{name} by its byte order mark"),
+                Basis::FirstCharacters => format!("{name} by its first characters"),
+                Basis::Guess { confidence, .. } => {
+                    let score = survey
+                        .actual
+                        .detected
+                        .as_ref()
+                        .filter(|d| d.guess && d.encoding.as_deref() == Some(name))
+                        .and_then(|d| d.confidence);
+                    match (score, confidence) {
+                        (Some(score), _) => format!("{name} (guess, {score})"),
+                        (None, Confidence::High) => format!("{name} (guess, high)"),
+                        (None, Confidence::Low) => format!("{name} (guess, low)"),
+                    }
+                }
+            };
+            let action = match legacy.source_encoding(None) {
+                Ok(_) => "use --transcode".to_owned(),
+                Err(why) => why.to_owned(),
+            };
+            Some(format!("{what}: {action}"))
+        }
+        TextKind::Utf8 => facts.first_invalid_offset.map(|offset| {
+            format!(
+                "UTF-8 with stray bytes (the first at offset {offset}): fix repairs it as UTF-8 \
+                 and keeps them as they are"
+            )
+        }),
+        TextKind::Binary => None,
+    }
+}
