@@ -2,12 +2,13 @@
 //! merges them and writes one self-contained HTML page (`crate::report::html`).
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use super::Outcome;
 use crate::Error;
+use crate::engine::replace::Replacement;
 use crate::report::html;
 use crate::report::records::Merged;
 
@@ -49,10 +50,7 @@ pub(crate) fn run(args: &ReportArgs) -> Outcome {
                     source,
                 })
         }
-        false => std::fs::write(&args.output, page.as_bytes()).map_err(|source| Error::Write {
-            path: args.output.clone(),
-            source,
-        }),
+        false => write_page(&args.output, page.as_bytes()),
     };
     match written {
         Ok(()) => Outcome::default(),
@@ -86,4 +84,23 @@ fn read(input: &PathBuf) -> Result<String, Error> {
             e.utf8_error().valid_up_to()
         ))
     })
+}
+
+/// Writes the page as `fix -o` writes a file: to a temporary file beside `path`, synced, then
+/// renamed over it, so that a reader never sees half a page and a failure leaves the old one.
+/// A new page is readable by all (`0644`), as a document to hand on; one that exists keeps its
+/// owner and mode.
+fn write_page(path: &Path, page: &[u8]) -> Result<(), Error> {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    let error = |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let replacement = Replacement::beside(path).map_err(error)?;
+    let mut file = replacement.file();
+    file.write_all(page).map_err(error)?;
+    replacement
+        .commit(Some(std::fs::Permissions::from_mode(0o644)))
+        .map_err(error)
 }
