@@ -107,16 +107,8 @@ impl<'r, W: Write> AuditSink<'r, W> {
             valid_utf8: counts.valid_utf8(),
             double_encoded: counts.double_encoded,
             left_alone: counts.left_alone,
-            by_reading: counts
-                .by_reading_names(self.readings)
-                .into_iter()
-                .map(|(name, n)| (name.to_owned(), n))
-                .collect(),
-            by_layers: counts
-                .by_layers()
-                .iter()
-                .map(|(layers, &n)| (layers.to_string(), n))
-                .collect(),
+            by_reading: counts.by_reading_keyed(self.readings),
+            by_layers: counts.by_layers_keyed(),
             change_records: self.change_records,
         }))?;
         Ok(counts)

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::schema::{ColumnKind, Schema, Table};
 use super::sink::Findings;
@@ -315,12 +315,6 @@ impl DumpReport {
                     .columns
                     .iter()
                     .map(|c| {
-                        let by_layers: Map<String, Value> = c
-                            .counts
-                            .by_layers()
-                            .iter()
-                            .map(|(layers, n)| (layers.to_string(), json!(n)))
-                            .collect();
                         json!({
                             "column": c.name,
                             "type": c.declared,
@@ -330,7 +324,7 @@ impl DumpReport {
                             "double_encoded_cells": c.double_encoded_cells,
                             "double_encoded": c.counts.double_encoded,
                             "by_reading": c.counts.by_reading_names(readings),
-                            "by_layers": by_layers,
+                            "by_layers": c.counts.by_layers_keyed(),
                             "left_alone": c.counts.left_alone,
                             "example_row": c.example_row,
                         })

@@ -76,6 +76,14 @@ impl Counts {
             .collect()
     }
 
+    /// [`Counts::by_layers`] keyed by the number as text, as JSON records write it.
+    pub fn by_layers_keyed(&self) -> BTreeMap<String, u64> {
+        self.by_layers()
+            .into_iter()
+            .map(|(layers, n)| (layers.to_string(), n))
+            .collect()
+    }
+
     /// True when the input is well-formed UTF-8 throughout.
     pub fn valid_utf8(&self) -> bool {
         self.first_invalid_offset.is_none()
@@ -144,6 +152,14 @@ impl Counts {
     /// Look-alikes left alone, most frequent first.
     pub fn top_left_alone(&self, limit: usize) -> Vec<(&[u8], &SequenceCount)> {
         top(&self.left_alone_sequences, limit)
+    }
+
+    /// [`Counts::by_reading_names`] with owned keys, as records that are read back hold them.
+    pub fn by_reading_keyed(&self, readings: &Readings) -> BTreeMap<String, u64> {
+        self.by_reading_names(readings)
+            .into_iter()
+            .map(|(name, n)| (name.to_owned(), n))
+            .collect()
     }
 
     /// Counts by reading name (`latin1`, `cp1252`, `either`, `mixed`).

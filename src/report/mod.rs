@@ -79,16 +79,8 @@ impl CountsRecord {
             valid_utf8: counts.valid_utf8(),
             first_invalid_offset: counts.first_invalid_offset,
             double_encoded: counts.double_encoded,
-            by_reading: counts
-                .by_reading_names(readings)
-                .into_iter()
-                .map(|(name, n)| (name.to_owned(), n))
-                .collect(),
-            by_layers: counts
-                .by_layers()
-                .iter()
-                .map(|(layers, n)| (layers.to_string(), *n))
-                .collect(),
+            by_reading: counts.by_reading_keyed(readings),
+            by_layers: counts.by_layers_keyed(),
             fine_non_ascii: counts.fine_non_ascii(),
             top_sequences: sequences(counts.top_sequences(top)),
             left_alone: counts.left_alone,
