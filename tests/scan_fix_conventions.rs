@@ -159,26 +159,6 @@ fn a_backup_without_in_place_is_a_usage_error() {
 }
 
 #[test]
-fn options_about_a_dumps_charsets_are_refused_for_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = write(dir.path(), "in.txt", GARBLED.as_bytes());
-    let out = dir.path().join("out.txt");
-    for option in [vec!["--keep-charset"], vec!["--convert-charset", "utf8mb4"]] {
-        let mut args = vec!["fix"];
-        args.extend(&option);
-        args.extend(["-o", path_str(&out), input.as_str()]);
-        let output = run(&args);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        let stderr = stderr(&output);
-        assert!(
-            stderr.contains(&format!("{} needs a SQL dump", option[0])),
-            "{stderr}"
-        );
-        assert!(!out.exists(), "{args:?}");
-    }
-}
-
-#[test]
 fn an_existing_audit_log_is_refused_in_plain_words() {
     let dir = tempfile::tempdir().unwrap();
     let input = write(dir.path(), "in.txt", GARBLED.as_bytes());

@@ -397,15 +397,9 @@ impl Fixer {
         let log = log.as_deref_mut();
         let repaired = match dump {
             Some(options) => self.repair_dump(input, target, options, log)?,
-            // Options about a dump's character sets would do nothing to text: refused, not
-            // ignored, so that a user who thought the input a dump learns it is not read as one.
-            None if self.settings.convert_charset.is_some() || self.settings.keep_charset => {
-                let option = match self.settings.convert_charset.is_some() {
-                    true => "--convert-charset",
-                    false => "--keep-charset",
-                };
+            None if self.settings.convert_charset.is_some() => {
                 let message = format!(
-                    "{}: {option} needs a SQL dump, and this input has no dump header \
+                    "{}: --convert-charset needs a SQL dump, and this input has no dump header \
                      (--format sql reads it as one)",
                     input.display_path().display()
                 );
