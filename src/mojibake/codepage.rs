@@ -147,12 +147,15 @@ pub struct ByteOrigin {
 /// byte `>= 0x80`, that byte and the pages that agree on it.
 ///
 /// Characters below U+0100 (the whole of ISO-8859-1, and most of every Western page) sit in a
-/// direct table; the rest in a short sorted list searched by bisection.
+/// direct table; the rest in a short sorted list searched by bisection. The matcher, which
+/// meets these characters as UTF-8 bytes, reads them through [`Utf8Index`] instead: it maps
+/// the bytes themselves, so a character is neither decoded nor searched for.
 #[derive(Clone, Debug)]
 pub struct Readings {
     pages: Vec<&'static CodePage>,
     low: [Option<ByteOrigin>; 256],
     high: Vec<(char, ByteOrigin)>,
+    by_utf8: Utf8Index,
     lead_first_bytes: Vec<u8>,
     cut_unsafe: [bool; 256],
 }
@@ -212,10 +215,17 @@ impl Readings {
         }
         high.sort_by_key(|(ch, _)| *ch);
 
+        let by_utf8 = Utf8Index::new(
+            low.iter()
+                .enumerate()
+                .filter_map(|(cp, origin)| Some((char::from_u32(cp as u32)?, (*origin)?)))
+                .chain(high.iter().copied()),
+        );
         let mut readings = Readings {
             pages: pages.to_vec(),
             low,
             high,
+            by_utf8,
             lead_first_bytes: Vec::new(),
             cut_unsafe: [false; 256],
         };
@@ -266,6 +276,34 @@ impl Readings {
         }
     }
 
+    /// The byte the UTF-8 character at the start of `bytes` stands for, and the character's
+    /// length: [`Readings::origin`] of the decoded character, without decoding it. `None`
+    /// when `bytes` starts with no character some page produces (ASCII, or bytes that are no
+    /// well-formed UTF-8, included).
+    #[inline(always)]
+    pub fn origin_at(&self, bytes: &[u8]) -> Option<(ByteOrigin, usize)> {
+        match *bytes.first()? {
+            0x00..=0xC1 => None,
+            lead @ 0xC2..=0xDF => {
+                let next = continuation(bytes, 1)?;
+                let origin = self.by_utf8.two[usize::from(lead - 0xC2) * 64 + next]?;
+                Some((origin, 2))
+            }
+            lead @ 0xE0..=0xEF => {
+                let second = continuation(bytes, 1)?;
+                let third = continuation(bytes, 2)?;
+                let block = self.by_utf8.three_blocks[usize::from(lead & 0x0F) * 64 + second];
+                let origin = (*self.by_utf8.three.get(usize::from(block).checked_sub(1)?)?)[third]?;
+                Some((origin, 3))
+            }
+            // Four-byte characters: no shipped page has one, so the slow way will do.
+            _ => match bstr::decode_utf8(bytes) {
+                (Some(ch), len) => Some((self.origin(ch)?, len)),
+                (None, _) => None,
+            },
+        }
+    }
+
     /// First UTF-8 bytes of every character that stands for a UTF-8 lead byte (`C2..=F4`).
     /// Every double-encoded sequence starts with one of them: for ISO-8859-1 and Windows-1252
     /// this is the single byte `0xC3`.
@@ -313,6 +351,69 @@ impl Readings {
             Some((char::from_u32(cp as u32)?, origin))
         });
         low.chain(self.high.iter().copied())
+    }
+}
+
+/// The low six bits of `bytes[at]` when it is a UTF-8 continuation byte.
+#[inline]
+fn continuation(bytes: &[u8], at: usize) -> Option<usize> {
+    let byte = *bytes.get(at)?;
+    (byte & 0xC0 == 0x80).then_some(usize::from(byte & 0x3F))
+}
+
+/// The reverse index keyed by the UTF-8 bytes of each character instead of the character.
+///
+/// Two-byte characters (lead `C2..=DF`) sit in one direct table of 30 × 64 entries. Three-byte
+/// characters go through two steps: the lead's low four bits and the second byte's six pick a
+/// block of 64 (the Windows-1252 punctuation fills three: `E2 80`, `E2 82`, `E2 84`), and the
+/// third byte's six bits pick the entry. A byte sequence that is no well-formed character is
+/// in neither, since only the encodings of characters were put in.
+#[derive(Clone)]
+struct Utf8Index {
+    two: Box<[Option<ByteOrigin>; 30 * 64]>,
+    /// `three_blocks[(lead & 0x0F) * 64 + (second & 0x3F)]` is one more than the block's
+    /// index in `three`, or 0 where no character starts with those two bytes.
+    three_blocks: Box<[u16; 16 * 64]>,
+    three: Vec<[Option<ByteOrigin>; 64]>,
+}
+
+impl fmt::Debug for Utf8Index {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Utf8Index")
+            .field("three_byte_blocks", &self.three.len())
+            .finish()
+    }
+}
+
+impl Utf8Index {
+    fn new(entries: impl Iterator<Item = (char, ByteOrigin)>) -> Utf8Index {
+        let mut index = Utf8Index {
+            two: Box::new([None; 30 * 64]),
+            three_blocks: Box::new([0; 16 * 64]),
+            three: Vec::new(),
+        };
+        let mut utf8 = [0u8; 4];
+        for (ch, origin) in entries {
+            match *ch.encode_utf8(&mut utf8).as_bytes() {
+                [lead, next] => {
+                    index.two[usize::from(lead - 0xC2) * 64 + usize::from(next & 0x3F)] =
+                        Some(origin)
+                }
+                [lead, second, third] => {
+                    let slot = usize::from(lead & 0x0F) * 64 + usize::from(second & 0x3F);
+                    if index.three_blocks[slot] == 0 {
+                        index.three.push([None; 64]);
+                        // At most 16 × 64 blocks, one per slot: the count fits.
+                        index.three_blocks[slot] = index.three.len() as u16;
+                    }
+                    let block = usize::from(index.three_blocks[slot]) - 1;
+                    index.three[block][usize::from(third & 0x3F)] = Some(origin);
+                }
+                // ASCII is never indexed; four-byte characters are looked up by `origin`.
+                _ => {}
+            }
+        }
+        index
     }
 }
 
@@ -388,6 +489,33 @@ mod tests {
         assert_eq!(readings.reading_name(both), "either");
         assert_eq!(readings.reading_name(ReadingMask(0b10)), "cp1252");
         assert_eq!(readings.reading_name(ReadingMask(0)), "mixed");
+    }
+
+    /// The byte-keyed index answers exactly what decoding and [`Readings::origin`] answer:
+    /// for every character up to U+FFFF, and for every two- and three-byte prefix, valid or not.
+    #[test]
+    fn origin_at_agrees_with_origin_everywhere() {
+        let readings = Readings::western();
+        let mut utf8 = [0u8; 4];
+        for ch in (0..=0xFFFFu32).filter_map(char::from_u32) {
+            let bytes = ch.encode_utf8(&mut utf8).as_bytes();
+            let expected = readings.origin(ch).map(|o| (o, bytes.len()));
+            assert_eq!(readings.origin_at(bytes), expected, "{ch:?}");
+        }
+        for first in 0x80..=0xFFu8 {
+            for second in 0..=0xFFu8 {
+                for third in [0x00, 0x41, 0x80, 0x99, 0xAC, 0xBF, 0xC0] {
+                    let bytes = [first, second, third];
+                    let expected = match bstr::decode_utf8(&bytes) {
+                        (Some(ch), len) => readings.origin(ch).map(|o| (o, len)),
+                        (None, _) => None,
+                    };
+                    assert_eq!(readings.origin_at(&bytes), expected, "{bytes:02x?}");
+                }
+            }
+        }
+        assert_eq!(readings.origin_at(&[0xC3]), None);
+        assert_eq!(readings.origin_at(&[0xE2, 0x82]), None);
     }
 
     #[test]

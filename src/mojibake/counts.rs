@@ -7,22 +7,11 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use rustc_hash::FxHashMap as HashMap;
 use std::convert::Infallible;
 
 use super::codepage::{ReadingMask, Readings};
 use super::scanner::{Run, Sink};
-
-/// How often one garbled form was found, and what it stands for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SequenceCount {
-    pub original: char,
-    pub mask: ReadingMask,
-    pub layers: u8,
-    pub count: u64,
-    /// Byte offset of the first occurrence, counted from the start of the input.
-    pub first_offset: u64,
-}
+pub use super::sequences::{SequenceCount, SequenceTable};
 
 /// Everything `scan` reports about one input.
 #[derive(Clone, Debug)]
@@ -43,11 +32,11 @@ pub struct Counts {
     /// Repaired characters by layers removed (indexed by layers).
     by_layers: [u64; 256],
     /// Repaired characters by garbled form.
-    pub sequences: HashMap<Vec<u8>, SequenceCount>,
+    pub sequences: SequenceTable,
     /// Runs the pattern matched but the plausibility rule left alone.
     pub left_alone: u64,
     /// Those runs by garbled form, with what the pattern alone would have made of them.
-    pub left_alone_sequences: HashMap<Vec<u8>, SequenceCount>,
+    pub left_alone_sequences: SequenceTable,
 }
 
 impl Default for Counts {
@@ -60,9 +49,9 @@ impl Default for Counts {
             garbled_chars: 0,
             by_reading: [0; 256],
             by_layers: [0; 256],
-            sequences: HashMap::default(),
+            sequences: SequenceTable::default(),
             left_alone: 0,
-            left_alone_sequences: HashMap::default(),
+            left_alone_sequences: SequenceTable::default(),
         }
     }
 }
@@ -146,12 +135,12 @@ impl Counts {
 
     /// Sequences sorted most frequent first (ties by garbled bytes, so reports are stable).
     pub fn top_sequences(&self, limit: usize) -> Vec<(&[u8], &SequenceCount)> {
-        top(&self.sequences, limit)
+        self.sequences.top(limit)
     }
 
     /// Look-alikes left alone, most frequent first.
     pub fn top_left_alone(&self, limit: usize) -> Vec<(&[u8], &SequenceCount)> {
-        top(&self.left_alone_sequences, limit)
+        self.left_alone_sequences.top(limit)
     }
 
     /// [`Counts::by_reading_names`] with owned keys, as records that are read back hold them.
@@ -192,34 +181,9 @@ impl Counts {
         for (mine, theirs) in self.by_layers.iter_mut().zip(other.by_layers) {
             *mine += theirs;
         }
-        merge_sequences(&mut self.sequences, other.sequences);
-        merge_sequences(&mut self.left_alone_sequences, other.left_alone_sequences);
+        self.sequences.merge(other.sequences);
+        self.left_alone_sequences.merge(other.left_alone_sequences);
     }
-}
-
-fn merge_sequences(
-    into: &mut HashMap<Vec<u8>, SequenceCount>,
-    from: HashMap<Vec<u8>, SequenceCount>,
-) {
-    for (garbled, seq) in from {
-        match into.get_mut(&garbled) {
-            Some(existing) => {
-                existing.count += seq.count;
-                existing.first_offset = existing.first_offset.min(seq.first_offset);
-            }
-            None => {
-                into.insert(garbled, seq);
-            }
-        }
-    }
-}
-
-fn top(map: &HashMap<Vec<u8>, SequenceCount>, limit: usize) -> Vec<(&[u8], &SequenceCount)> {
-    let mut all: Vec<(&[u8], &SequenceCount)> =
-        map.iter().map(|(k, v)| (k.as_slice(), v)).collect();
-    all.sort_by(|a, b| b.1.count.cmp(&a.1.count).then_with(|| a.0.cmp(b.0)));
-    all.truncate(limit);
-    all
 }
 
 /// Counts the bytes `>= 0xC0`: one per non-ASCII character in well-formed UTF-8.
@@ -272,7 +236,7 @@ impl Counts {
             };
             if !run.repaired {
                 if sequences == Sequences::Counted {
-                    record(&mut self.left_alone_sequences, garbled, seq);
+                    self.left_alone_sequences.record(garbled, seq);
                 }
                 continue;
             }
@@ -281,7 +245,7 @@ impl Counts {
             self.by_reading[usize::from(c.mask.0)] += 1;
             self.by_layers[usize::from(c.layers)] += 1;
             if sequences == Sequences::Counted {
-                record(&mut self.sequences, garbled, seq);
+                self.sequences.record(garbled, seq);
             }
         }
     }
@@ -291,15 +255,6 @@ impl Counts {
 pub struct CountingSink<'c> {
     pub counts: &'c mut Counts,
     pub base: u64,
-}
-
-fn record(map: &mut HashMap<Vec<u8>, SequenceCount>, garbled: &[u8], seq: SequenceCount) {
-    match map.get_mut(garbled) {
-        Some(existing) => existing.count += 1,
-        None => {
-            map.insert(garbled.to_vec(), seq);
-        }
-    }
 }
 
 impl Sink for CountingSink<'_> {

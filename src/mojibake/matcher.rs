@@ -17,7 +17,7 @@
 
 use std::ops::Range;
 
-use super::codepage::{ReadingMask, Readings, is_lead_byte};
+use super::codepage::{ByteOrigin, ReadingMask, Readings, is_lead_byte};
 
 /// One double-encoded character: where its garbled form ends and what it stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,13 +77,23 @@ pub fn decode_last_char(bytes: &[u8]) -> Option<char> {
 #[inline]
 pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEncodedMatch> {
     let rest = bytes.get(at..)?;
-    let (lead_char, lead_len) = decode_char(rest)?;
-    let lead = readings.origin(lead_char)?;
+    let (lead, lead_len) = readings.origin_at(rest)?;
+    // Two-byte characters (U+0080..U+07FF: the accented letters, Greek, Cyrillic, Hebrew,
+    // Arabic) are most of what garbled text holds, and every such pair is well-formed: they
+    // take the short way.
+    if let 0xC2..=0xDF = lead.byte {
+        let (next, len) = continuation_at(readings, rest, lead_len)?;
+        let code_point = (u32::from(lead.byte & 0x1F) << 6) | u32::from(next.byte & 0x3F);
+        return Some(DoubleEncodedMatch {
+            len: lead_len + len,
+            original: char::from_u32(code_point)?,
+            mask: lead.mask.and(next.mask),
+        });
+    }
     if !is_lead_byte(lead.byte) {
         return None;
     }
     let continuations = match lead.byte {
-        0xC2..=0xDF => 1,
         0xE0..=0xEF => 2,
         _ => 3,
     };
@@ -91,11 +101,7 @@ pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEn
     let mut mask = lead.mask;
     let mut pos = lead_len;
     for slot in original.iter_mut().skip(1).take(continuations) {
-        let (ch, len) = decode_char(&rest[pos..])?;
-        let origin = readings.origin(ch)?;
-        if !(0x80..=0xBF).contains(&origin.byte) {
-            return None;
-        }
+        let (origin, len) = continuation_at(readings, rest, pos)?;
         *slot = origin.byte;
         mask = mask.and(origin.mask);
         pos += len;
@@ -133,6 +139,16 @@ pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEn
     })
 }
 
+/// The garbled character at `rest[pos..]` when it stands for a continuation byte
+/// (`80..=BF`), and its length.
+#[inline(always)]
+fn continuation_at(readings: &Readings, rest: &[u8], pos: usize) -> Option<(ByteOrigin, usize)> {
+    let (origin, len) = readings.origin_at(rest.get(pos..)?)?;
+    (0x80..=0xBF)
+        .contains(&origin.byte)
+        .then_some((origin, len))
+}
+
 /// The character of a garbled CESU-8 surrogate pair whose high half (`ED A0..AF xx`, its last
 /// two bytes `high`) ends at `rest[pos..]`, when a garbled low half (`ED B0..BF xx`) follows.
 fn cesu8_pair(
@@ -144,8 +160,7 @@ fn cesu8_pair(
 ) -> Option<DoubleEncodedMatch> {
     let mut low = [0u8; 3];
     for (i, slot) in low.iter_mut().enumerate() {
-        let (ch, len) = decode_char(&rest[pos..])?;
-        let origin = readings.origin(ch)?;
+        let (origin, len) = readings.origin_at(rest.get(pos..)?)?;
         let wanted = match i {
             0 => 0xED..=0xED,
             1 => 0xB0..=0xBF,

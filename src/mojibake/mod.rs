@@ -12,7 +12,8 @@
 //! - [`field`]: the evidence beyond the run: what the other runs and the clean text of its
 //!   field say.
 //! - [`scanner`]: the loop that finds runs, peels layers, judges and reports to a [`Sink`].
-//! - [`mod@repair`], [`counts`], [`explain`]: the sinks behind `fix`, `scan` and `explain`.
+//! - [`mod@repair`], [`counts`], [`explain`]: the sinks behind `fix`, `scan` and `explain`;
+//!   [`sequences`]: the table `scan` counts garbled forms in.
 
 pub mod candidates;
 pub mod classes;
@@ -28,6 +29,7 @@ pub mod recorded;
 pub mod repair;
 pub mod scanner;
 pub mod scope;
+pub mod sequences;
 
 pub use codepage::{CodePage, ReadingMask, Readings};
 pub use counts::Counts;
