@@ -506,7 +506,7 @@ mod tests {
             for second in 0..=0xFFu8 {
                 for third in [0x00, 0x41, 0x80, 0x99, 0xAC, 0xBF, 0xC0] {
                     let bytes = [first, second, third];
-                    let expected = match bstr::decode_utf8(&bytes) {
+                    let expected = match bstr::decode_utf8(bytes) {
                         (Some(ch), len) => readings.origin(ch).map(|o| (o, len)),
                         (None, _) => None,
                     };
