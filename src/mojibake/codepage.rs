@@ -148,7 +148,7 @@ pub struct ByteOrigin {
 ///
 /// Characters below U+0100 (the whole of ISO-8859-1, and most of every Western page) sit in a
 /// direct table; the rest in a short sorted list searched by bisection. The matcher, which
-/// meets these characters as UTF-8 bytes, reads them through [`Utf8Index`] instead: it maps
+/// meets these characters as UTF-8 bytes, reads them through [`Readings::origin_at`] instead: it maps
 /// the bytes themselves, so a character is neither decoded nor searched for.
 #[derive(Clone, Debug)]
 pub struct Readings {
