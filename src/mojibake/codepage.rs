@@ -156,7 +156,6 @@ pub struct Readings {
     low: [Option<ByteOrigin>; 256],
     high: Vec<(char, ByteOrigin)>,
     by_utf8: Utf8Index,
-    lead_first_bytes: Vec<u8>,
     cut_unsafe: [bool; 256],
 }
 
@@ -226,7 +225,6 @@ impl Readings {
             low,
             high,
             by_utf8,
-            lead_first_bytes: Vec::new(),
             cut_unsafe: [false; 256],
         };
         for byte in 0x80..=0xBFu8 {
@@ -236,15 +234,10 @@ impl Readings {
         let entries: Vec<(char, ByteOrigin)> = readings.entries().collect();
         for (ch, origin) in entries {
             let first = ch.encode_utf8(&mut utf8).as_bytes()[0];
-            if is_lead_byte(origin.byte) {
-                if !readings.lead_first_bytes.contains(&first) {
-                    readings.lead_first_bytes.push(first);
-                }
-            } else if (0x80..=0xBF).contains(&origin.byte) {
+            if (0x80..=0xBF).contains(&origin.byte) {
                 readings.cut_unsafe[usize::from(first)] = true;
             }
         }
-        readings.lead_first_bytes.sort_unstable();
         Ok(readings)
     }
 
@@ -302,13 +295,6 @@ impl Readings {
                 (None, _) => None,
             },
         }
-    }
-
-    /// First UTF-8 bytes of every character that stands for a UTF-8 lead byte (`C2..=F4`).
-    /// Every double-encoded sequence starts with one of them: for ISO-8859-1 and Windows-1252
-    /// this is the single byte `0xC3`.
-    pub fn lead_first_bytes(&self) -> &[u8] {
-        &self.lead_first_bytes
     }
 
     /// True when a buffer may be cut just before `byte` without splitting a UTF-8 character or
@@ -463,7 +449,6 @@ mod tests {
     #[test]
     fn western_readings_index_every_byte() {
         let readings = Readings::western();
-        assert_eq!(readings.lead_first_bytes(), &[0xC3]);
         for page in ALL {
             for byte in 0x80..=0xFFu8 {
                 let Some(ch) = page.decode(byte) else {
