@@ -148,8 +148,8 @@ pub struct ByteOrigin {
 ///
 /// Characters below U+0100 (the whole of ISO-8859-1, and most of every Western page) sit in a
 /// direct table; the rest in a short sorted list searched by bisection. The matcher, which
-/// meets these characters as UTF-8 bytes, reads them through [`Readings::origin_at`] instead: it maps
-/// the bytes themselves, so a character is neither decoded nor searched for.
+/// meets these characters as UTF-8 bytes, reads them through [`Readings::origin_at`] instead:
+/// it maps the bytes themselves, so a character is neither decoded nor searched for.
 #[derive(Clone, Debug)]
 pub struct Readings {
     pages: Vec<&'static CodePage>,
@@ -214,17 +214,11 @@ impl Readings {
         }
         high.sort_by_key(|(ch, _)| *ch);
 
-        let by_utf8 = Utf8Index::new(
-            low.iter()
-                .enumerate()
-                .filter_map(|(cp, origin)| Some((char::from_u32(cp as u32)?, (*origin)?)))
-                .chain(high.iter().copied()),
-        );
         let mut readings = Readings {
             pages: pages.to_vec(),
             low,
             high,
-            by_utf8,
+            by_utf8: Utf8Index::new(std::iter::empty()),
             cut_unsafe: [false; 256],
         };
         for byte in 0x80..=0xBFu8 {
@@ -232,6 +226,7 @@ impl Readings {
         }
         let mut utf8 = [0u8; 4];
         let entries: Vec<(char, ByteOrigin)> = readings.entries().collect();
+        readings.by_utf8 = Utf8Index::new(entries.iter().copied());
         for (ch, origin) in entries {
             let first = ch.encode_utf8(&mut utf8).as_bytes()[0];
             if (0x80..=0xBF).contains(&origin.byte) {
