@@ -41,11 +41,62 @@ pub enum CharClass {
     Never,
 }
 
+/// Windows-1252 symbols that no correct text places directly after a letter.
+pub(crate) const SYMBOLS_NEVER_AFTER_LETTERS: [char; 9] =
+    ['€', '‚', '„', '†', '‡', '‰', 'ˆ', '˜', '‹'];
+
+/// What a character standing for a byte can tell the rule's markers, as bits: the matcher
+/// carries them with every garbled character it reads, so that the rule looks at the
+/// characters of a sequence only when one of them could be a marker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct MarkerTraits(u8);
+
+impl MarkerTraits {
+    /// A C1 control (`U+0080..U+009F`).
+    pub const C1_CONTROL: MarkerTraits = MarkerTraits(1);
+    /// One of [`SYMBOLS_NEVER_AFTER_LETTERS`].
+    pub const NEVER_AFTER_LETTERS: MarkerTraits = MarkerTraits(2);
+    /// [`char::is_uppercase`].
+    pub const UPPERCASE: MarkerTraits = MarkerTraits(4);
+    /// [`char::is_lowercase`].
+    pub const LOWERCASE: MarkerTraits = MarkerTraits(8);
+
+    /// The traits of `c`.
+    pub fn of(c: char) -> MarkerTraits {
+        let mut bits = 0;
+        if ('\u{80}'..='\u{9f}').contains(&c) {
+            bits |= MarkerTraits::C1_CONTROL.0;
+        }
+        if SYMBOLS_NEVER_AFTER_LETTERS.contains(&c) {
+            bits |= MarkerTraits::NEVER_AFTER_LETTERS.0;
+        }
+        if c.is_uppercase() {
+            bits |= MarkerTraits::UPPERCASE.0;
+        }
+        if c.is_lowercase() {
+            bits |= MarkerTraits::LOWERCASE.0;
+        }
+        MarkerTraits(bits)
+    }
+
+    /// The traits of either.
+    #[inline]
+    pub fn union(self, other: MarkerTraits) -> MarkerTraits {
+        MarkerTraits(self.0 | other.0)
+    }
+
+    /// Whether any of `traits` is among these.
+    #[inline]
+    pub fn any(self, traits: MarkerTraits) -> bool {
+        self.0 & traits.0 != 0
+    }
+}
+
 use CharClass::{Letter, Mark, Never, Rare, Symbol};
 use Script::*;
 
 /// Inclusive code point ranges, sorted and disjoint; a code point in no range is [`Rare`].
-static BLOCKS: &[(u32, u32, CharClass)] = &[
+const BLOCKS: &[(u32, u32, CharClass)] = &[
     (0x0080, 0x009F, Never),                  // C1 controls
     (0x00A0, 0x00BF, Symbol),                 // Latin-1 punctuation and symbols
     (0x00C0, 0x00D6, Letter(Latin)),          //
@@ -123,18 +174,30 @@ static BLOCKS: &[(u32, u32, CharClass)] = &[
 
 /// The class of `ch`. ASCII letters are Latin letters, other printable ASCII and the ASCII
 /// white space are symbols, the remaining ASCII controls are never intended.
+#[inline]
 pub fn class_of(ch: char) -> CharClass {
     let cp = u32::from(ch);
-    // The first rows of the table, where almost every repair and every neighbour falls,
-    // answered without a search.
-    match ch {
-        'a'..='z' | 'A'..='Z' => return Letter(Latin),
-        '\t' | '\n' | '\r' | '\x0C' | ' '..='~' => return Symbol,
-        '\0'..='\u{9f}' => return Never,
-        '\u{a0}'..='\u{bf}' | '×' | '÷' => return Symbol,
-        '\u{c0}'..='\u{24f}' => return Letter(Latin),
-        _ => {}
+    match BMP_CLASSES.get(cp as usize) {
+        Some(&class) => class,
+        None => class_in_blocks(cp),
     }
+}
+
+/// The classes the first rows of the table give, with ASCII's own: the rows every repair and
+/// every neighbour of a run is looked up in.
+const fn class_below_u250(cp: u32) -> Option<CharClass> {
+    Some(match cp {
+        0x61..=0x7A | 0x41..=0x5A => Letter(Latin),
+        0x09 | 0x0A | 0x0D | 0x0C | 0x20..=0x7E => Symbol,
+        0x00..=0x9F => Never,
+        0xA0..=0xBF | 0xD7 | 0xF7 => Symbol,
+        0xC0..=0x24F => Letter(Latin),
+        _ => return None,
+    })
+}
+
+/// The class of a code point by bisection of [`BLOCKS`].
+fn class_in_blocks(cp: u32) -> CharClass {
     match BLOCKS.binary_search_by(|&(start, end, _)| {
         if end < cp {
             std::cmp::Ordering::Less
@@ -148,6 +211,31 @@ pub fn class_of(ch: char) -> CharClass {
         Err(_) => Rare,
     }
 }
+
+/// The class of every code point of the Basic Multilingual Plane, laid out from [`BLOCKS`]
+/// when the crate is compiled: one load per character instead of a bisection, whose branches
+/// the processor cannot foresee in text of many scripts.
+static BMP_CLASSES: [CharClass; 0x10000] = {
+    let mut classes = [Rare; 0x10000];
+    let mut row = 0;
+    while row < BLOCKS.len() {
+        let (start, end, class) = BLOCKS[row];
+        let mut cp = start;
+        while cp <= end && cp < 0x10000 {
+            classes[cp as usize] = class;
+            cp += 1;
+        }
+        row += 1;
+    }
+    let mut cp = 0;
+    while cp < 0x250 {
+        if let Some(class) = class_below_u250(cp) {
+            classes[cp as usize] = class;
+        }
+        cp += 1;
+    }
+    classes
+};
 
 /// Whether `ch` is alphabetic, exactly as [`char::is_alphabetic`] says, but fast for the
 /// characters text is made of: the rule asks it of the neighbours of every run, and the
@@ -200,6 +288,17 @@ mod tests {
                 "U+{:04X}",
                 u32::from(c)
             );
+        }
+    }
+
+    #[test]
+    fn the_plane_table_agrees_with_the_blocks_everywhere() {
+        for cp in 0..0x10000u32 {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            let expected = class_below_u250(cp).unwrap_or_else(|| class_in_blocks(cp));
+            assert_eq!(class_of(c), expected, "U+{cp:04X}");
         }
     }
 

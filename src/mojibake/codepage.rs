@@ -10,6 +10,8 @@
 
 use std::fmt;
 
+use super::classes::MarkerTraits;
+
 /// One single-byte code page: what character each byte `0x80..=0xFF` decodes to.
 pub struct CodePage {
     /// The name used in reports and on the command line (`latin1`, `cp1252`).
@@ -136,11 +138,13 @@ impl ReadingMask {
     }
 }
 
-/// Where a garbled character came from: the byte it stood for, and under which pages.
+/// Where a garbled character came from: the byte it stood for, and under which pages; and
+/// what the character itself can tell the plausibility rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ByteOrigin {
     pub byte: u8,
     pub mask: ReadingMask,
+    pub traits: MarkerTraits,
 }
 
 /// The reverse index of a set of code pages: for each character that some page produces for a
@@ -205,10 +209,17 @@ impl Readings {
                     Some(origin) if origin.byte == byte => origin.mask.0 |= mask.0,
                     // Same character from another byte: the earlier page keeps it.
                     Some(_) => {}
-                    None if u32::from(ch) < 0x100 => {
-                        low[u32::from(ch) as usize] = Some(ByteOrigin { byte, mask })
+                    None => {
+                        let origin = ByteOrigin {
+                            byte,
+                            mask,
+                            traits: MarkerTraits::of(ch),
+                        };
+                        match u32::from(ch) {
+                            cp if cp < 0x100 => low[cp as usize] = Some(origin),
+                            _ => high.push((ch, origin)),
+                        }
                     }
-                    None => high.push((ch, ByteOrigin { byte, mask })),
                 }
             }
         }

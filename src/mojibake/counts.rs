@@ -241,7 +241,7 @@ impl Counts {
                 continue;
             }
             self.double_encoded += 1;
-            self.garbled_chars += count_lead_bytes(garbled);
+            self.garbled_chars += u64::from(c.garbled_chars);
             self.by_reading[usize::from(c.mask.0)] += 1;
             self.by_layers[usize::from(c.layers)] += 1;
             if sequences == Sequences::Counted {

@@ -17,6 +17,7 @@
 
 use std::ops::Range;
 
+use super::classes::MarkerTraits;
 use super::codepage::{ByteOrigin, ReadingMask, Readings, is_lead_byte};
 
 /// One double-encoded character: where its garbled form ends and what it stands for.
@@ -24,10 +25,17 @@ use super::codepage::{ByteOrigin, ReadingMask, Readings, is_lead_byte};
 pub struct DoubleEncodedMatch {
     /// Length of the garbled form in bytes.
     pub len: usize,
+    /// How many characters the garbled form is made of: one per byte of the original, six
+    /// for a CESU-8 pair.
+    pub chars: u8,
     /// The character it stands for (its bytes are the UTF-8 that was misread).
     pub original: char,
     /// The code pages under which every garbled character maps back to its byte.
     pub mask: ReadingMask,
+    /// What the garbled character of the lead byte can tell the rule's markers.
+    pub lead_traits: MarkerTraits,
+    /// The same for the garbled characters of the continuation bytes, together.
+    pub tail_traits: MarkerTraits,
 }
 
 /// One character a run repairs to.
@@ -42,6 +50,8 @@ pub struct RepairedChar {
     /// How many layers of double encoding were removed to reach it (1 for double-encoded,
     /// 2 for triple-encoded, ...).
     pub layers: u8,
+    /// How many characters its garbled form in the buffer is made of.
+    pub garbled_chars: u32,
 }
 
 /// Decodes the UTF-8 character at the start of `bytes`, if there is a valid one.
@@ -86,8 +96,11 @@ pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEn
         let code_point = (u32::from(lead.byte & 0x1F) << 6) | u32::from(next.byte & 0x3F);
         return Some(DoubleEncodedMatch {
             len: lead_len + len,
+            chars: 2,
             original: char::from_u32(code_point)?,
             mask: lead.mask.and(next.mask),
+            lead_traits: lead.traits,
+            tail_traits: next.traits,
         });
     }
     if !is_lead_byte(lead.byte) {
@@ -99,11 +112,13 @@ pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEn
     };
     let mut original = [lead.byte, 0, 0, 0];
     let mut mask = lead.mask;
+    let mut tail_traits = MarkerTraits::default();
     let mut pos = lead_len;
     for slot in original.iter_mut().skip(1).take(continuations) {
         let (origin, len) = continuation_at(readings, rest, pos)?;
         *slot = origin.byte;
         mask = mask.and(origin.mask);
+        tail_traits = tail_traits.union(origin.traits);
         pos += len;
     }
     // The lead fixed the length and every continuation is in range; what is left of
@@ -122,7 +137,13 @@ pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEn
         // one, stand together for one character.
         return match original[1] {
             0xA0..=0xAF if original[0] == 0xED => {
-                cesu8_pair(readings, rest, pos, [original[1], original[2]], mask)
+                let high = Half {
+                    bytes: [original[1], original[2]],
+                    mask,
+                    lead_traits: lead.traits,
+                    tail_traits,
+                };
+                cesu8_pair(readings, rest, pos, high)
             }
             _ => None,
         };
@@ -134,8 +155,11 @@ pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEn
     let original = char::from_u32(payload)?;
     Some(DoubleEncodedMatch {
         len: pos,
+        chars: 1 + continuations as u8,
         original,
         mask,
+        lead_traits: lead.traits,
+        tail_traits,
     })
 }
 
@@ -149,15 +173,30 @@ fn continuation_at(readings: &Readings, rest: &[u8], pos: usize) -> Option<(Byte
         .then_some((origin, len))
 }
 
-/// The character of a garbled CESU-8 surrogate pair whose high half (`ED A0..AF xx`, its last
-/// two bytes `high`) ends at `rest[pos..]`, when a garbled low half (`ED B0..BF xx`) follows.
+/// The garbled high half of a CESU-8 surrogate pair, as [`match_at`] read it.
+struct Half {
+    /// Its last two bytes (`A0..AF xx`; the first is `ED`).
+    bytes: [u8; 2],
+    mask: ReadingMask,
+    lead_traits: MarkerTraits,
+    tail_traits: MarkerTraits,
+}
+
+/// The character of a garbled CESU-8 surrogate pair whose high half (`ED A0..AF xx`) ends at
+/// `rest[pos..]`, when a garbled low half (`ED B0..BF xx`) follows. The pair has one lead, the
+/// high half's: every character after it, the low half's `í` for `ED` too, is of its tail.
 fn cesu8_pair(
     readings: &Readings,
     rest: &[u8],
     mut pos: usize,
-    high: [u8; 2],
-    mut mask: ReadingMask,
+    high: Half,
 ) -> Option<DoubleEncodedMatch> {
+    let Half {
+        bytes: high,
+        mut mask,
+        lead_traits,
+        mut tail_traits,
+    } = high;
     let mut low = [0u8; 3];
     for (i, slot) in low.iter_mut().enumerate() {
         let (origin, len) = readings.origin_at(rest.get(pos..)?)?;
@@ -171,6 +210,7 @@ fn cesu8_pair(
         }
         *slot = origin.byte;
         mask = mask.and(origin.mask);
+        tail_traits = tail_traits.union(origin.traits);
         pos += len;
     }
     let unit = |b1: u8, b2: u8| (u32::from(b1 & 0x0F) << 6) | u32::from(b2 & 0x3F);
@@ -178,8 +218,11 @@ fn cesu8_pair(
         0x10000 + ((unit(high[0], high[1]) & 0x3FF) << 10) + (unit(low[1], low[2]) & 0x3FF);
     Some(DoubleEncodedMatch {
         len: pos,
+        chars: 6,
         original: char::from_u32(code_point)?,
         mask,
+        lead_traits,
+        tail_traits,
     })
 }
 

@@ -46,7 +46,10 @@
 
 use std::fmt;
 
-use super::classes::{CharClass, Script, class_of, is_alphabetic, script_of};
+use super::classes::{
+    CharClass, MarkerTraits, SYMBOLS_NEVER_AFTER_LETTERS, Script, class_of, is_alphabetic,
+    script_of,
+};
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char};
 
 /// How far, in bytes within the same field, a certain run lends its evidence to an ambiguous one.
@@ -211,15 +214,12 @@ impl fmt::Display for Evidence {
     }
 }
 
-/// Windows-1252 symbols that no correct text places directly after a letter.
-const SYMBOLS_NEVER_AFTER_LETTERS: [char; 9] = ['€', '‚', '„', '†', '‡', '‰', 'ˆ', '˜', '‹'];
-
 /// The evidence inside one garbled sequence, from its characters and the one before it.
 ///
 /// A capital followed by a small letter is a case mismatch only inside a word: at the start of
 /// one it is ordinary title case (Czech `Úžasný`).
-fn marker_in(garbled: &str, before: Option<char>) -> Option<Evidence> {
-    let mut chars = garbled.chars();
+fn marker_in(garbled: &[u8], before: Option<char>) -> Option<Evidence> {
+    let mut chars = chars_of(garbled);
     let lead = chars.next()?;
     let inside_word = is_letter(before);
     for next in chars {
@@ -238,6 +238,28 @@ fn marker_in(garbled: &str, before: Option<char>) -> Option<Evidence> {
     None
 }
 
+/// The characters of `garbled`, which the matcher found valid UTF-8 (it reads no further
+/// than a valid prefix): decoded in place, two-byte characters the short way, since the rule
+/// reads garbled sequences millions of times.
+fn chars_of(garbled: &[u8]) -> impl Iterator<Item = char> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let (c, len) = decode_char(garbled.get(at..)?)?;
+        at += len;
+        Some(c)
+    })
+}
+
+/// Whether [`marker_in`] could find anything in the garbled form of `found`, from the traits
+/// of its characters alone: most sequences hold no marker, and this spares reading them.
+#[inline]
+fn may_hold_marker(found: &DoubleEncodedMatch) -> bool {
+    let (lead, tail) = (found.lead_traits, found.tail_traits);
+    tail.any(MarkerTraits::C1_CONTROL.union(MarkerTraits::NEVER_AFTER_LETTERS))
+        || (lead.any(MarkerTraits::UPPERCASE) && tail.any(MarkerTraits::LOWERCASE))
+        || (lead.any(MarkerTraits::LOWERCASE) && tail.any(MarkerTraits::UPPERCASE))
+}
+
 /// A run as the rule sees it: the text it lies in, its sequences, and its neighbours.
 pub struct RunView<'a> {
     /// The text the run lies in.
@@ -253,11 +275,11 @@ pub struct RunView<'a> {
 }
 
 impl RunView<'_> {
-    /// The garbled text of each sequence (valid UTF-8: the matcher accepts nothing else).
-    fn garbled(&self) -> impl Iterator<Item = &str> + '_ {
+    /// The garbled bytes of each sequence (valid UTF-8: the matcher accepts nothing else).
+    fn garbled(&self) -> impl Iterator<Item = &[u8]> + '_ {
         self.sequences
             .iter()
-            .map(|&(at, m)| std::str::from_utf8(&self.text[at..at + m.len]).unwrap_or(""))
+            .map(|&(at, m)| &self.text[at..at + m.len])
     }
 
     fn repaired(&self) -> impl Iterator<Item = char> + '_ {
@@ -298,12 +320,18 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
             _ => {}
         }
     }
-    let mut before = run.before;
-    for garbled in run.garbled() {
-        if let Some(evidence) = marker_in(garbled, before) {
+    for (k, &(at, found)) in run.sequences.iter().enumerate() {
+        if !may_hold_marker(&found) {
+            continue;
+        }
+        // The sequences of a run are adjacent: the one before ends where this one starts.
+        let before = match k {
+            0 => run.before,
+            _ => decode_last_char(&run.text[..at]),
+        };
+        if let Some(evidence) = marker_in(&run.text[at..at + found.len], before) {
             return Verdict::Certain(evidence);
         }
-        before = garbled.chars().last();
     }
     if let Some(c) = first_rare {
         if run.sequences.len() == 1 {
@@ -338,7 +366,7 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
     let (Some(garbled), Some(repaired)) = (run.garbled().next(), run.repaired().next()) else {
         return Verdict::Rejected(Evidence::NothingAgainst);
     };
-    let mut garbled_chars = garbled.chars();
+    let mut garbled_chars = chars_of(garbled);
     let lead = garbled_chars.next().unwrap_or(' ');
     // One to three characters: kept on the stack, since this runs for most sequences found.
     let mut buffer = [' '; 3];
@@ -438,11 +466,11 @@ fn written_letter_breaking_word(run: &RunView<'_>) -> Option<WordBreak> {
     if !run.repaired().all(is_written_phonetic_letter) {
         return None;
     }
-    let last = run.garbled().last().and_then(|g| g.chars().last());
+    let last = run.garbled().last().and_then(decode_last_char);
     if last.is_some_and(is_word_breaking_symbol) && is_letter(run.after) {
         return Some(WordBreak::GluedToNextLetter);
     }
-    let lead = run.garbled().next().and_then(|g| g.chars().next());
+    let lead = run.garbled().next().and_then(|g| chars_of(g).next());
     let small_before = run
         .before
         .is_some_and(|c| c.is_lowercase() && is_letter(Some(c)));
@@ -480,6 +508,7 @@ mod tests {
                 original: found.original,
                 mask: found.mask,
                 layers: 1,
+                garbled_chars: u32::from(found.chars),
             });
             at += found.len;
         }

@@ -434,6 +434,7 @@ impl Scanner {
                 original,
                 mask,
                 layers: 1,
+                garbled_chars: 1,
             });
         }
         let verdict = judge_controls(&repaired, before, after);
@@ -518,6 +519,7 @@ impl Scanner {
             original: found.original,
             mask: found.mask,
             layers: 1,
+            garbled_chars: u32::from(found.chars),
         }));
         // Another layer needs a repaired character that stands for a lead byte itself.
         let lead_inside = chars[..chars.len().saturating_sub(1)].iter().any(|c| {
@@ -621,6 +623,7 @@ impl Scanner {
                     original: inner.original,
                     mask: covered.iter().fold(inner.mask, |mask, c| mask.and(c.mask)),
                     layers: inner.layers + 1,
+                    garbled_chars: covered.iter().map(|c| c.garbled_chars).sum(),
                 });
                 copied = last;
             }
@@ -807,5 +810,35 @@ mod tests {
         );
         // An apostrophe inside a word lends the evidence of one half to the other.
         assert_eq!(balanced("Ð¼'Ñ\u{8f}Ñ\u{81}Ð¾"), "м'ясо");
+    }
+
+    #[test]
+    fn every_repaired_character_knows_how_many_characters_its_garbled_form_has() {
+        struct Collect(Vec<RepairedChar>);
+        impl Sink for Collect {
+            type Error = std::convert::Infallible;
+            fn run(&mut self, _input: &[u8], run: &Run<'_>) -> Result<(), Self::Error> {
+                self.0.extend(run.chars.iter().cloned());
+                Ok(())
+            }
+        }
+        let scanner = Scanner::new(Readings::western(), Strictness::Pattern);
+        let text = format!(
+            "{} {} {} {} \u{84}Handwerk\u{93} x",
+            garbled("café ’ 日本", 1),
+            garbled("naïve “x”", 2),
+            garbled("Ελλάδα", 3),
+            garbled("😍", 1).replace("ðŸ˜\u{8d}", "í\u{a0}½í¸\u{8d}"),
+        );
+        let mut found = Collect(Vec::new());
+        let Ok(()) = scanner.scan(text.as_bytes(), &mut found);
+        assert!(found.0.len() >= 10, "{:?}", found.0);
+        for c in &found.0 {
+            let leads = text.as_bytes()[c.span.clone()]
+                .iter()
+                .filter(|&&b| b & 0xC0 != 0x80)
+                .count();
+            assert_eq!(c.garbled_chars as usize, leads, "{c:?}");
+        }
     }
 }
