@@ -10,6 +10,7 @@ use super::values::FormatArg;
 use super::{Detection, Outcome};
 use crate::Error;
 use crate::api::{Inspection, Inspector, Scanned};
+use crate::charset::SurveyRecord;
 use crate::mojibake::{Counts, Scanner};
 use crate::report::{self, CountsRecord, Failed, ScanRecord, ScanTotal, ScannedFile, Skipped};
 
@@ -78,16 +79,12 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                     files += 1;
                     outcome.found |= counts.double_encoded > 0;
                     let line = if args.json {
-                        let mut encoding = serde_json::to_value(&survey).unwrap_or_default();
-                        if let Some(fix) = &fix {
-                            encoding["fix"] = fix.as_str().into();
-                        }
-                        report::json_line(&ScanRecord::File(ScannedFile {
+                        report::json_line(&ScanRecord::File(Box::new(ScannedFile {
                             path: name.clone(),
                             counts: CountsRecord::new(readings, &counts, args.top),
-                            encoding,
-                            dump: tables.as_ref().map(|tables| tables.json(readings)),
-                        }))
+                            encoding: SurveyRecord { survey, fix },
+                            dump: tables.as_ref().map(|tables| tables.record(readings)),
+                        })))
                     } else {
                         let mut text = report::counts_text(readings, &name, &counts, args.top);
                         for diagnostic in &survey.diagnostics {
