@@ -4,8 +4,9 @@
 //! Every JSON record is one of the types here, serialized with its keys in alphabetical order
 //! (as `serde_json` writes a map), and documented field by field in `docs/json.md`; each
 //! carries a `type` so that a consumer can read the stream line by line, and each can be read
-//! back into its type ([`ScanRecord`], [`DetectRecord`]).
+//! back into its type ([`ScanRecord`], [`DetectRecord`], [`ExplainRecord`]).
 
+pub mod explain;
 pub mod html;
 pub mod records;
 
@@ -18,6 +19,7 @@ use crate::dump::DumpRecord;
 pub use crate::format::{count, hex, thousands, visible};
 use crate::mojibake::counts::SequenceCount;
 use crate::mojibake::{Counts, Readings};
+pub use explain::{ExplainRecord, explain_records};
 
 /// How many distinct sequences a report lists.
 pub const TOP_SEQUENCES: usize = 10;
