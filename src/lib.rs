@@ -86,8 +86,8 @@ pub mod report;
 pub mod sql;
 
 pub use api::{
-    FixOutcome, Fixer, FixerBuilder, Inspection, Inspector, InspectorBuilder, NotUtf8, Target,
-    Transcode,
+    FixOutcome, Fixer, FixerBuilder, Inspection, Inspector, InspectorBuilder, NotUtf8, Settings,
+    Target, Transcode,
 };
 pub use audit::AuditLevel;
 pub use dump::{Charset, Format};

@@ -165,6 +165,33 @@ fn explain_shows_the_steps() {
 }
 
 #[test]
+fn explain_json_gives_one_record_per_run_then_the_summary() {
+    let output = run(&["explain", "--json", "cafÃ©", "au", "lait", "CAFÉ®"]);
+    assert_eq!(output.status.code(), Some(1), "as without --json");
+    let records = json_lines(&output);
+    let kinds: Vec<&str> = records.iter().filter_map(|r| r["type"].as_str()).collect();
+    assert_eq!(kinds, ["run", "run", "summary"], "{records:?}");
+    let (repaired, rejected, summary) = (&records[0], &records[1], &records[2]);
+    assert_eq!(repaired["offset"], 3);
+    assert_eq!(repaired["mojibake_hex"], "c383c2a9");
+    assert_eq!(repaired["candidate"], "é");
+    assert_eq!(repaired["repaired"], true);
+    assert_eq!(repaired["verdict"], "certain");
+    assert_eq!(repaired["chars"][0]["code_point"], "U+00E9");
+    assert_eq!(rejected["repaired"], false);
+    assert_eq!(rejected["verdict"], "rejected");
+    assert!(rejected["evidence"].as_str().is_some_and(|e| !e.is_empty()));
+    assert_eq!(summary["output"], "café au lait CAFÉ®");
+    assert_eq!(summary["runs"], 2);
+    assert_eq!(summary["repaired_chars"], 1);
+    let output = run(&["explain", "--json", "nothing to see"]);
+    assert_eq!(output.status.code(), Some(0));
+    let records = json_lines(&output);
+    assert_eq!(records.len(), 1, "the summary alone");
+    assert_eq!(records[0]["runs"], 0);
+}
+
+#[test]
 fn awkward_bytes_are_kept_and_reported() {
     // Invalid UTF-8, NUL, CR/LF, a double-encoded word, and a sequence cut by the end.
     let mut input = b"ok\r\n\xff\xfe NUL:\0 caf".to_vec();

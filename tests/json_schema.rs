@@ -1,7 +1,7 @@
 //! The JSON the binary prints, against its types and its documentation: every record `scan
-//! --json` and `detect --json` print on the corpus and on awkward inputs reads back into the
-//! library's record types and writes out the same (so the types hold every field), and every
-//! field name in them is documented in `docs/json.md`.
+//! --json`, `detect --json` and `explain --json` print on the corpus and on awkward inputs
+//! reads back into the library's record types and writes out the same (so the types hold every
+//! field), and every field name in them is documented in `docs/json.md`.
 
 mod binary;
 
@@ -14,7 +14,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use undouble::report::{DetectRecord, ScanRecord};
+use undouble::report::{DetectRecord, ExplainRecord, ScanRecord};
 
 /// The fields whose values are maps keyed by data (reading names, layers, encodings, the
 /// columns of a row's key), not by field names.
@@ -119,9 +119,21 @@ fn every_record_reads_back_into_its_type_and_every_field_is_documented() {
         "--json",
         path_str(&garbled),
     ]));
+    // A run repaired, one left alone with its field's say, one rejected, and nothing at all.
+    for text in [
+        "T. Pratchett: ÃšÅ¾asnÃ½",
+        "CafÃ© â€™",
+        "OÃ™ ET QUAND?",
+        "CAFÉ®",
+        "plain",
+    ] {
+        all.extend(records::<ExplainRecord>(&["explain", "--json", text]));
+    }
 
     let kinds: BTreeSet<&str> = all.iter().filter_map(|r| r["type"].as_str()).collect();
-    let expected = ["detect", "error", "file", "skipped", "total"];
+    let expected = [
+        "detect", "error", "file", "run", "skipped", "summary", "total",
+    ];
     assert_eq!(
         kinds,
         expected.into_iter().collect(),

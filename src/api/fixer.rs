@@ -13,11 +13,11 @@ use std::sync::Mutex;
 
 use encoding_rs::Encoding;
 
-use super::{Reading, dump_options, reading_setters};
+use super::{Settings, dump_options, settings_setters};
 use crate::audit::{AuditLevel, AuditLog};
 use crate::dump::{self, Charset, ColumnKind, ColumnReport, DumpOptions, DumpReport};
 use crate::engine::transcode::{self, Legacy, OnMalformed, TextKind, Transcoded};
-use crate::engine::{self, Input, Replacing, Written};
+use crate::engine::{self, EngineOptions, Input, Replacing, Written};
 use crate::error::Error;
 use crate::mojibake::{Counts, Readings, Scanner};
 use crate::sql::SqlDialect;
@@ -138,7 +138,7 @@ struct AuditSettings {
 /// ```
 #[derive(Clone, Debug)]
 pub struct FixerBuilder {
-    reading: Reading,
+    settings: Settings,
     convert_charset: Option<Charset>,
     keep_charset: bool,
     not_utf8: NotUtf8,
@@ -151,7 +151,7 @@ pub struct FixerBuilder {
 impl Default for FixerBuilder {
     fn default() -> FixerBuilder {
         FixerBuilder {
-            reading: Reading::default(),
+            settings: Settings::default(),
             convert_charset: None,
             keep_charset: false,
             not_utf8: NotUtf8::Skip,
@@ -164,7 +164,7 @@ impl Default for FixerBuilder {
 }
 
 impl FixerBuilder {
-    reading_setters!();
+    settings_setters!();
 
     /// With a SQL dump, also rewrite the `latin1` character set of its text columns, their
     /// tables and the connection to this one, so that the repaired dump loads as UTF-8.
@@ -225,7 +225,7 @@ impl FixerBuilder {
 
     /// The fixer; with an audit log, the log is created and its header written.
     pub fn build(&self) -> Result<Fixer, Error> {
-        let scanner = self.reading.scanner();
+        let scanner = self.settings.scanner();
         let audit = match &self.audit {
             None => None,
             Some(settings) => {
@@ -240,7 +240,8 @@ impl FixerBuilder {
         };
         Ok(Fixer {
             scanner,
-            settings: self.clone(),
+            engine: self.settings.engine(),
+            options: self.clone(),
             audit,
         })
     }
@@ -264,7 +265,9 @@ impl FixerBuilder {
 /// ```
 pub struct Fixer {
     scanner: Scanner,
-    settings: FixerBuilder,
+    engine: EngineOptions,
+    /// What it was built with.
+    options: FixerBuilder,
     audit: Option<Mutex<AuditLog>>,
 }
 
@@ -287,17 +290,17 @@ impl Fixer {
 
     /// Repairs `input` into `target`.
     pub fn fix(&self, input: &Input, target: Target<'_>) -> Result<FixOutcome, Error> {
-        let dialect = dump::dialect_of(input, self.settings.reading.format)?;
+        let dialect = dump::dialect_of(input, self.options.settings.format)?;
         let dump = dialect.map(|dialect| self.dump_options(dialect));
         let kind = match &dump {
             Some(options) => dump::classify(input, options)?,
             None => transcode::classify(input)?,
         };
         match kind {
-            TextKind::Binary if !self.settings.reading.binary => {
+            TextKind::Binary if !self.options.settings.binary => {
                 self.skip(input, target, Skip::Binary)
             }
-            TextKind::Legacy(legacy) => match self.settings.not_utf8 {
+            TextKind::Legacy(legacy) => match self.options.not_utf8 {
                 NotUtf8::Transcode(policy) => {
                     self.transcode(input, target, dialect, legacy, policy)
                 }
@@ -322,16 +325,16 @@ impl Fixer {
 
     fn dump_options(&self, dialect: SqlDialect) -> DumpOptions {
         DumpOptions {
-            convert_charset: self.settings.convert_charset,
-            keep_charset: self.settings.keep_charset,
-            ..dump_options(dialect, &self.settings.reading.schema)
+            convert_charset: self.options.convert_charset,
+            keep_charset: self.options.keep_charset,
+            ..dump_options(dialect, &self.options.settings.schema)
         }
     }
 
     fn replacing<'a>(&self, backup: Option<&'a str>) -> Replacing<'a> {
         Replacing {
             backup,
-            break_hard_links: self.settings.break_hard_links,
+            break_hard_links: self.options.break_hard_links,
         }
     }
 
@@ -341,7 +344,7 @@ impl Fixer {
         let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) else {
             return Ok(());
         };
-        if self.settings.create_dirs {
+        if self.options.create_dirs {
             return std::fs::create_dir_all(parent).map_err(|source| Error::Write {
                 path: parent.to_path_buf(),
                 source,
@@ -360,11 +363,11 @@ impl Fixer {
     /// written); left as it is in place; nothing into nowhere.
     fn skip(&self, input: &Input, target: Target<'_>, why: Skip) -> Result<FixOutcome, Error> {
         let readings = self.scanner.readings();
-        let engine = &self.settings.reading.engine;
+        let engine = &self.engine;
         let written = match target {
             Target::Nowhere => Written::Unchanged,
             Target::Stream(out) => {
-                engine::copy_input(input, readings, out, &self.settings.stream_name, engine)?;
+                engine::copy_input(input, readings, out, &self.options.stream_name, engine)?;
                 Written::Replaced
             }
             Target::Path { path, .. } if matches!(input, Input::File(p) if p == path) => {
@@ -397,7 +400,7 @@ impl Fixer {
         let log = log.as_deref_mut();
         let repaired = match dump {
             Some(options) => self.repair_dump(input, target, options, log)?,
-            None if self.settings.convert_charset.is_some() => {
+            None if self.options.convert_charset.is_some() => {
                 let message = format!(
                     "{}: --convert-charset needs a SQL dump, and this input has no dump header \
                      (--format sql reads it as one)",
@@ -416,14 +419,14 @@ impl Fixer {
         target: Target<'_>,
         log: Option<&mut AuditLog>,
     ) -> Result<Repaired, Error> {
-        let (scanner, engine) = (&self.scanner, &self.settings.reading.engine);
+        let (scanner, engine) = (&self.scanner, &self.engine);
         let (counts, written) = match target {
             Target::Nowhere => (
                 engine::scan_input(scanner, input, engine)?,
                 Written::Unchanged,
             ),
             Target::Stream(out) => {
-                let name = &self.settings.stream_name;
+                let name = &self.options.stream_name;
                 let counts = match log {
                     Some(log) => log.fix_input(input, out, name)?,
                     None => engine::fix_input(scanner, input, out, name, engine)?,
@@ -458,7 +461,7 @@ impl Fixer {
         options: DumpOptions,
         log: Option<&mut AuditLog>,
     ) -> Result<Repaired, Error> {
-        let (scanner, engine) = (&self.scanner, &self.settings.reading.engine);
+        let (scanner, engine) = (&self.scanner, &self.engine);
         let mut refusal = None;
         let (report, written) = match target {
             Target::Nowhere => {
@@ -467,7 +470,7 @@ impl Fixer {
                 (report, Written::Unchanged)
             }
             Target::Stream(out) => {
-                let name = &self.settings.stream_name;
+                let name = &self.options.stream_name;
                 let report = match log {
                     Some(log) => log.fix_dump_input(input, out, name, &options, engine)?,
                     None => dump::fix_dump(scanner, input, out, name, &options, engine, None)?,
@@ -529,7 +532,7 @@ impl Fixer {
                 legacy.describe()
             ))
         })?;
-        let (readings, engine) = (self.scanner.readings(), &self.settings.reading.engine);
+        let (readings, engine) = (self.scanner.readings(), &self.engine);
         let convert = |out: &mut dyn Write, out_path: &Path| {
             let malformed = policy.on_malformed;
             transcode::transcode_input(input, from, malformed, out, out_path, readings, engine)
@@ -539,7 +542,7 @@ impl Fixer {
                 convert(&mut io::sink(), Path::new("<nowhere>"))?,
                 Written::Unchanged,
             ),
-            Target::Stream(out) => (convert(out, &self.settings.stream_name)?, Written::Replaced),
+            Target::Stream(out) => (convert(out, &self.options.stream_name)?, Written::Replaced),
             Target::Path { path, backup } => {
                 self.prepare_parent(path)?;
                 // A converted file always differs from its original.
@@ -561,11 +564,11 @@ impl Fixer {
         input: &Input,
         dialect: SqlDialect,
     ) -> Result<Vec<String>, Error> {
-        let options = dump_options(dialect, &self.settings.reading.schema);
+        let options = dump_options(dialect, &self.options.settings.schema);
         // A look ahead of the conversion: it moves no progress bar.
         let engine = engine::EngineOptions {
             progress: None,
-            ..self.settings.reading.engine.clone()
+            ..self.engine.clone()
         };
         let (report, _) = dump::scan_dump(&self.scanner, input, &options, &engine, 0)?;
         let columns = report.tables.iter().flat_map(|table| {

@@ -2,11 +2,11 @@
 //! double-encoded text it holds, its declared and actual encoding, what a fix would make of it,
 //! and for a SQL dump its tables and columns. Nothing is written.
 
-use super::{Reading, dump_options, reading_setters};
+use super::{Settings, dump_options, settings_setters};
 use crate::charset::{Confidence, FileFacts, Survey, survey};
 use crate::dump::{self, DumpReport};
 use crate::engine::transcode::{self, Basis, TextKind};
-use crate::engine::{self, Input};
+use crate::engine::{self, EngineOptions, Input};
 use crate::error::Error;
 use crate::mojibake::{Counts, Readings, Scanner};
 
@@ -51,16 +51,17 @@ pub struct Scanned {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct InspectorBuilder {
-    reading: Reading,
+    settings: Settings,
 }
 
 impl InspectorBuilder {
-    reading_setters!();
+    settings_setters!();
 
     pub fn build(&self) -> Inspector {
         Inspector {
-            scanner: self.reading.scanner(),
-            reading: self.reading.clone(),
+            scanner: self.settings.scanner(),
+            engine: self.settings.engine(),
+            settings: self.settings.clone(),
         }
     }
 }
@@ -69,7 +70,8 @@ impl InspectorBuilder {
 /// several threads at once.
 pub struct Inspector {
     scanner: Scanner,
-    reading: Reading,
+    engine: EngineOptions,
+    settings: Settings,
 }
 
 impl Inspector {
@@ -87,13 +89,13 @@ impl Inspector {
     /// Scans `input` (as a dump, with its tables and columns, when it is one), then surveys its
     /// declared and actual encoding from its start and what the scan counted.
     pub fn inspect(&self, input: &Input) -> Result<Inspection, Error> {
-        if !self.reading.binary && engine::looks_binary(input)? {
+        if !self.settings.binary && engine::looks_binary(input)? {
             return Ok(Inspection::SkippedBinary);
         }
-        let engine = &self.reading.engine;
-        let (counts, head, tables, kind) = match dump::dialect_of(input, self.reading.format)? {
+        let engine = &self.engine;
+        let (counts, head, tables, kind) = match dump::dialect_of(input, self.settings.format)? {
             Some(dialect) => {
-                let options = dump_options(dialect, &self.reading.schema);
+                let options = dump_options(dialect, &self.settings.schema);
                 let (mut tables, head) =
                     dump::scan_dump(&self.scanner, input, &options, engine, SURVEY_LIMIT)?;
                 let counts = std::mem::take(&mut tables.counts);
@@ -134,13 +136,13 @@ impl Inspector {
     /// Whether `input` holds any double-encoded text (an input skipped as binary holds none),
     /// found as cheaply as it can be: only the count, no survey, no per-column view.
     pub fn holds_any(&self, input: &Input) -> Result<bool, Error> {
-        if !self.reading.binary && engine::looks_binary(input)? {
+        if !self.settings.binary && engine::looks_binary(input)? {
             return Ok(false);
         }
-        let engine = &self.reading.engine;
-        let counts = match dump::dialect_of(input, self.reading.format)? {
+        let engine = &self.engine;
+        let counts = match dump::dialect_of(input, self.settings.format)? {
             Some(dialect) => {
-                let options = dump_options(dialect, &self.reading.schema);
+                let options = dump_options(dialect, &self.settings.schema);
                 dump::scan_dump(&self.scanner, input, &options, engine, 0)?
                     .0
                     .counts

@@ -13,6 +13,8 @@
 //!
 //! - [`fixer`]: [`FixerBuilder`], [`Fixer`], [`Target`] and [`FixOutcome`].
 //! - [`inspector`]: [`InspectorBuilder`], [`Inspector`] and [`Inspection`].
+//! - [`Settings`]: what both builders take, so that a fix and a scan of the same inputs judge
+//!   and read them alike.
 
 pub mod fixer;
 pub mod inspector;
@@ -25,41 +27,99 @@ pub use fixer::{
 pub use inspector::{Inspection, Inspector, InspectorBuilder, Scanned};
 
 use crate::dump::{Definitions, DumpOptions, Format};
-use crate::engine::EngineOptions;
+use crate::engine::{EngineOptions, Progress};
 use crate::mojibake::{Readings, Scanner, Strictness};
 use crate::sql::SqlDialect;
 
-/// What both builders set: how text is judged and how inputs are read.
-#[derive(Clone, Debug)]
-struct Reading {
-    readings: Readings,
-    strictness: Strictness,
-    format: Format,
-    schema: Option<Arc<Definitions>>,
-    engine: EngineOptions,
-    binary: bool,
+/// How text is judged and how inputs are read: what a [`FixerBuilder`] and an
+/// [`InspectorBuilder`] both take ([`FixerBuilder::settings`], [`InspectorBuilder::settings`]),
+/// so that a program that scans and fixes the same inputs sets them once.
+///
+/// ```
+/// use undouble::api::Settings;
+/// use undouble::{Fixer, Format, Input, Inspection, Inspector, Strictness, Target};
+///
+/// let settings = Settings {
+///     strictness: Strictness::Strict,
+///     format: Format::Text,
+///     ..Settings::default()
+/// };
+/// let inspector = Inspector::builder().settings(settings.clone()).build();
+/// let Inspection::Scanned(scanned) = inspector.inspect(&Input::from_bytes("caf\u{c3}\u{a9}"))?
+/// else {
+///     panic!("text is scanned");
+/// };
+/// assert_eq!(scanned.counts.double_encoded, 1);
+/// let fixer = Fixer::builder().settings(settings).build()?;
+/// let mut out = Vec::new();
+/// fixer.fix(&Input::from_bytes("caf\u{c3}\u{a9}"), Target::Stream(&mut out))?;
+/// assert_eq!(out, "café".as_bytes());
+/// # Ok::<(), undouble::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Settings {
+    /// The code pages the text may have been read through (default: latin1 and cp1252).
+    pub readings: Readings,
+    /// How much evidence a sequence needs before it is repaired (default: balanced).
+    pub strictness: Strictness,
+    /// How inputs are read: as a SQL dump, as text, or as a dump when its header says so (the
+    /// default).
+    pub format: Format,
+    /// The tables of dumps of the schema, for dumps that hold only data (default: none).
+    pub schema: Option<Arc<Definitions>>,
+    /// Memory-map regular files (the default) or read them like a pipe.
+    pub mmap: bool,
+    /// Told how many bytes are done as inputs are processed (a progress bar; default: none).
+    pub progress: Option<Arc<dyn Progress>>,
+    /// Process inputs that look binary (a NUL byte in their first 8 KiB) as text instead of
+    /// skipping them (default: skipped).
+    pub binary: bool,
 }
 
-impl Default for Reading {
-    fn default() -> Reading {
-        Reading {
+impl Default for Settings {
+    fn default() -> Settings {
+        let engine = EngineOptions::default();
+        Settings {
             readings: Readings::western(),
             strictness: Strictness::default(),
             format: Format::Auto,
             schema: None,
-            engine: EngineOptions::default(),
+            mmap: engine.mmap,
+            progress: engine.progress,
             binary: false,
         }
     }
 }
 
-impl Reading {
-    fn scanner(&self) -> Scanner {
-        Scanner::new(self.readings.clone(), self.strictness)
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("readings", &self.readings)
+            .field("strictness", &self.strictness)
+            .field("format", &self.format)
+            .field("schema", &self.schema)
+            .field("mmap", &self.mmap)
+            .field("progress", &self.progress.is_some())
+            .field("binary", &self.binary)
+            .finish()
     }
 }
 
-/// The options of a dump read in `dialect` with `reading`'s schema: what a scan asks, and a
+impl Settings {
+    fn scanner(&self) -> Scanner {
+        Scanner::new(self.readings.clone(), self.strictness)
+    }
+
+    /// How the engine reads inputs.
+    fn engine(&self) -> EngineOptions {
+        EngineOptions {
+            mmap: self.mmap,
+            progress: self.progress.clone(),
+        }
+    }
+}
+
+/// The options of a dump read in `dialect` with `schema`: what a scan asks, and a
 /// fix with no character set to convert or keep.
 fn dump_options(dialect: SqlDialect, schema: &Option<Arc<Definitions>>) -> DumpOptions {
     DumpOptions {
@@ -70,58 +130,50 @@ fn dump_options(dialect: SqlDialect, schema: &Option<Arc<Definitions>>) -> DumpO
     }
 }
 
-/// The setters both builders share, written once: each sets one field of their [`Reading`].
-macro_rules! reading_setters {
+/// The setters both builders share, written once: the whole [`Settings`], or the few of its
+/// fields programs set one by one.
+macro_rules! settings_setters {
     () => {
-        /// The code pages the text may have been read through (default: latin1 and cp1252).
+        /// How text is judged and inputs are read, all at once (replacing what the setters
+        /// below set).
+        pub fn settings(&mut self, settings: crate::api::Settings) -> &mut Self {
+            self.settings = settings;
+            self
+        }
+
+        /// The code pages the text may have been read through ([`Settings::readings`]).
+        ///
+        /// [`Settings::readings`]: crate::api::Settings::readings
         pub fn readings(&mut self, readings: crate::mojibake::Readings) -> &mut Self {
-            self.reading.readings = readings;
+            self.settings.readings = readings;
             self
         }
 
-        /// How much evidence a sequence needs before it is repaired (default: balanced).
+        /// How much evidence a sequence needs before it is repaired
+        /// ([`Settings::strictness`]).
+        ///
+        /// [`Settings::strictness`]: crate::api::Settings::strictness
         pub fn strictness(&mut self, strictness: crate::mojibake::Strictness) -> &mut Self {
-            self.reading.strictness = strictness;
+            self.settings.strictness = strictness;
             self
         }
 
-        /// How inputs are read: as a SQL dump, as text, or as a dump when its header says so
-        /// (the default).
+        /// How inputs are read ([`Settings::format`]).
+        ///
+        /// [`Settings::format`]: crate::api::Settings::format
         pub fn format(&mut self, format: crate::dump::Format) -> &mut Self {
-            self.reading.format = format;
+            self.settings.format = format;
             self
         }
 
-        /// The tables of dumps of the schema, for dumps that hold only data.
-        pub fn schema(
-            &mut self,
-            schema: Option<std::sync::Arc<crate::dump::Definitions>>,
-        ) -> &mut Self {
-            self.reading.schema = schema;
-            self
-        }
-
-        /// Memory-map regular files (the default) or read them like a pipe.
-        pub fn mmap(&mut self, mmap: bool) -> &mut Self {
-            self.reading.engine.mmap = mmap;
-            self
-        }
-
-        /// Told how many bytes are done as inputs are processed (a progress bar).
-        pub fn progress(
-            &mut self,
-            progress: Option<std::sync::Arc<dyn crate::engine::Progress>>,
-        ) -> &mut Self {
-            self.reading.engine.progress = progress;
-            self
-        }
-
-        /// Process inputs that look binary (a NUL byte in their first 8 KiB) as text instead
-        /// of skipping them (default: skipped).
+        /// Process inputs that look binary as text instead of skipping them
+        /// ([`Settings::binary`]).
+        ///
+        /// [`Settings::binary`]: crate::api::Settings::binary
         pub fn binary(&mut self, binary: bool) -> &mut Self {
-            self.reading.binary = binary;
+            self.settings.binary = binary;
             self
         }
     };
 }
-pub(crate) use reading_setters;
+pub(crate) use settings_setters;

@@ -16,13 +16,13 @@
 
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{DecoderResult, Encoding};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::first_chars::{DEFAULT_WHITESPACE, encoding_from_first_chars};
 use super::suspect::{DEFAULT_SUSPECTS, Suspect};
 
 /// How the bytes were read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DetectionMethod {
     /// UTF-16/32 structure of the first characters.
@@ -112,8 +112,18 @@ impl Serialize for Score {
     }
 }
 
+/// Reads the number [`Score`] writes back, so that a record read and written again is the same.
+impl<'de> Deserialize<'de> for Score {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = f64::deserialize(deserializer)?;
+        Score::from_value(value).ok_or_else(|| {
+            serde::de::Error::custom(format_args!("a score is from 0 to 1, not {value}"))
+        })
+    }
+}
+
 /// The evidence of the bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ByteEvidence {
     /// The encoding the bytes point to; `None` for a pure-ASCII body.
     pub encoding: Option<String>,

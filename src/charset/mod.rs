@@ -127,7 +127,9 @@ pub use sql::{
     SQL_CONNECTION_SCAN_LIMIT, SqlDeclaration, SqlDeclarationKind, SqlPlace, looks_like_sql,
     mysql_charset, postgresql_encoding, sql_charset, sql_declarations,
 };
-pub use survey::{ActualBytes, DocumentFormat, FileFacts, SURVEY_HEAD_LIMIT, Survey, survey};
+pub use survey::{
+    ActualBytes, DocumentFormat, FileFacts, SURVEY_HEAD_LIMIT, Survey, SurveyRecord, survey,
+};
 pub use suspect::{DEFAULT_SUSPECTS, Decoded, Suspect};
 pub use whatwg::determine_whatwg;
 pub use xml::{

@@ -31,7 +31,7 @@
 //! saved without the header loses it. A SQL `binary`/`SQL_ASCII` declares no encoding at
 //! all: a notice (`no-encoding`), and no claim.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bom::split_byte_order_mark;
 use super::content_type::encoding_from_content_type;
@@ -87,7 +87,7 @@ impl Default for PolicyOptions {
 pub const ASCII: &str = "US-ASCII";
 
 /// How serious a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     /// The encoding cannot be determined.
@@ -110,7 +110,7 @@ impl Level {
 }
 
 /// What a diagnostic is about; serialises as the kebab-case code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiagnosticCode {
     /// Two sources name different encodings (warning).
@@ -166,7 +166,7 @@ impl DiagnosticCode {
 }
 
 /// One finding about a document's encoding.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// How serious it is.
     pub level: Level,
@@ -177,7 +177,7 @@ pub struct Diagnostic {
 }
 
 /// One source's claim, as declared.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Declaration {
     /// `protocol`, `bom`, `xml`, `meta` or `sql`.
     pub source: Source,
@@ -288,7 +288,7 @@ fn sql_place_suffix(place: Option<&SqlPlace>) -> String {
 }
 
 /// The outcome of [`determine`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Determination {
     /// The canonical name of the encoding to use, or `None` if undeterminable.
     pub encoding: Option<String>,

@@ -32,7 +32,7 @@
 //! UTF-8 all the same; `binary` and `SQL_ASCII` are no encoding at all.
 
 use memchr::memchr;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::labels::LabelMeaning;
 use crate::sql::tokens::{Kind, Token, Tokenizer, qualified_name_by};
@@ -44,7 +44,7 @@ use crate::sql::{MAX_STATEMENT_BYTES, NOT_A_COLUMN, SqlDialect, charset_label, c
 pub const SQL_CONNECTION_SCAN_LIMIT: usize = 64 * 1024;
 
 /// Which statement a SQL declaration comes from; serialises as the kebab-case name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SqlDeclarationKind {
     /// MySQL `SET NAMES x`: client, connection and results character set.
@@ -102,7 +102,7 @@ impl SqlDeclarationKind {
 }
 
 /// Where a SQL declaration is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SqlPlace {
     /// The statement.
     #[serde(rename = "statement")]
@@ -121,7 +121,7 @@ impl std::fmt::Display for SqlPlace {
 }
 
 /// One encoding declaration in a SQL dump.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SqlDeclaration {
     /// The statement, line and offset.
     #[serde(flatten)]

@@ -16,7 +16,7 @@
 //! and storage charsets for a SQL dump. Markup inside a dump's data, or `SET NAMES` inside a
 //! web page, is content, not a declaration.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bom::split_byte_order_mark;
 use super::detect::{ByteEvidence, wide_unicode_from_first_chars};
@@ -49,7 +49,7 @@ pub struct FileFacts {
 }
 
 /// What kind of file the head looks like; decides which declarations are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DocumentFormat {
     /// HTML or XML: starts with `<` (after white space, in the BOM's or first characters'
@@ -62,7 +62,7 @@ pub enum DocumentFormat {
 }
 
 /// What the bytes of the file are.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActualBytes {
     /// Whether the whole file is well-formed UTF-8 (from [`FileFacts`]).
     pub valid_utf8: bool,
@@ -78,7 +78,7 @@ pub struct ActualBytes {
 }
 
 /// The pre-migration view of one file; see [`survey`] for its JSON.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Survey {
     /// What the file looks like.
     pub format: DocumentFormat,
@@ -93,6 +93,19 @@ pub struct Survey {
     pub double_encoded: u64,
     /// Disagreements between declared and actual, and other findings.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The survey as `scan --json` prints it (its `encoding`): the [`Survey`]'s fields, and for a
+/// file that is not UTF-8 what `fix` will do with it, which the caller judges (the survey
+/// knows nothing of `fix`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SurveyRecord {
+    #[serde(flatten)]
+    pub survey: Survey,
+    /// What `fix` will do with the file (`windows-1252 (guess, 0.93): use --transcode`);
+    /// absent for a UTF-8 file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
 }
 
 /// What the bytes are, for comparing.

@@ -122,10 +122,6 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
                         determination.encoding.is_none() || determination.has_errors();
                     totals.add(&determination);
                     if args.json {
-                        let determination = match serde_json::to_value(&determination) {
-                            Ok(serde_json::Value::Object(map)) => map,
-                            _ => serde_json::Map::new(),
-                        };
                         report::json_line(&DetectRecord::Detect(Detected {
                             path: name,
                             determination,

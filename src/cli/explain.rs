@@ -11,6 +11,7 @@ use clap::Args;
 use super::{Detection, Outcome, color};
 use crate::Error;
 use crate::mojibake::explain;
+use crate::report;
 
 /// The most of standard input `explain` reads: it explains a text, not a file (`scan` counts
 /// files of any size).
@@ -22,6 +23,9 @@ pub(crate) struct ExplainArgs {
     /// standard input is not a terminal, reads standard input (up to 1 MiB; a final line break
     /// is dropped).
     text: Vec<String>,
+    /// One JSON object per run found, then one for the whole text (JSON Lines).
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     detection: Detection,
 }
@@ -40,7 +44,13 @@ pub(crate) fn run(args: &ExplainArgs) -> Outcome {
         found: explanation.repaired_chars() > 0,
         ..Outcome::default()
     };
-    let shown = color::explain_text(&explanation.to_string());
+    let shown = match args.json {
+        true => report::explain_records(&explanation)
+            .iter()
+            .map(report::json_line)
+            .collect(),
+        false => color::explain_text(&explanation.to_string()),
+    };
     let written = std::io::stdout().lock().write_all(shown.as_bytes());
     if let Err(source) = written {
         let path = "<stdout>".into();

@@ -21,12 +21,12 @@ use super::inputs::{FILE_WINDOW, Prepared, Selection};
 use super::values::{AuditLevelArg, CharsetArg, FormatArg};
 use super::{Detection, Outcome};
 use crate::Error;
-use crate::api::{FixOutcome, Fixer, NotUtf8, Repaired, Skip, Target, Transcode};
+use crate::api::{FixOutcome, Fixer, NotUtf8, Repaired, Settings, Skip, Target, Transcode};
 use crate::dump::Definitions;
 use crate::engine::transcode::{OnMalformed, Transcoded};
 use crate::engine::walk::{Found, RunOutputs};
 use crate::engine::{self, Input, Written};
-use crate::mojibake::{Counts, Scanner};
+use crate::mojibake::Counts;
 use crate::report::{self, thousands};
 
 #[derive(Args, Clone, Debug)]
@@ -141,7 +141,8 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         output_dir: args.output_dir.clone(),
         backup_suffix: args.backup.clone(),
     };
-    let (scanner, prepared) = match selection.start(&args.detection, &mut outcome) {
+    let started = selection.start(&args.detection, args.format.into(), &mut outcome);
+    let (settings, prepared) = match started {
         Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
     };
@@ -172,7 +173,8 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
     {
         return Outcome::failed(&error);
     }
-    let fixer = match fixer(args, &scanner, &prepared) {
+    let schema = settings.schema.clone();
+    let fixer = match fixer(args, settings) {
         Ok(fixer) => fixer,
         Err(error) => return Outcome::failed(&error),
     };
@@ -253,7 +255,7 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
     }
     prepared.finish();
     if charsets_in_schema_dump
-        && let Some(definitions) = &prepared.definitions
+        && let Some(definitions) = &schema
         && definitions.latin1_declarations() > 0
     {
         eprint!("{}", schema_dump_charsets_note(definitions));
@@ -275,8 +277,8 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
     outcome
 }
 
-/// The fixer the arguments ask for, reading inputs as `prepared` says.
-fn fixer(args: &FixArgs, scanner: &Scanner, prepared: &Prepared) -> Result<Fixer, Error> {
+/// The fixer the arguments ask for, judging and reading inputs as `settings` say.
+fn fixer(args: &FixArgs, settings: Settings) -> Result<Fixer, Error> {
     let not_utf8 = match args.transcode {
         true => NotUtf8::Transcode(Transcode {
             from: args.from,
@@ -289,13 +291,7 @@ fn fixer(args: &FixArgs, scanner: &Scanner, prepared: &Prepared) -> Result<Fixer
     };
     let mut builder = Fixer::builder();
     builder
-        .readings(scanner.readings().clone())
-        .strictness(scanner.strictness())
-        .format(args.format.into())
-        .schema(prepared.definitions.clone())
-        .mmap(prepared.engine.mmap)
-        .progress(prepared.engine.progress.clone())
-        .binary(!prepared.skip_binary)
+        .settings(settings)
         .convert_charset(args.convert_charset.map(Into::into))
         .keep_charset(args.keep_charset)
         .not_utf8(not_utf8)

@@ -11,10 +11,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{Detection, Outcome};
 use crate::Error;
-use crate::dump::Definitions;
+use crate::api::Settings;
+use crate::dump::{Definitions, Format};
 use crate::engine::walk::{self, Found, WalkOptions};
 use crate::engine::{EngineOptions, Input, Progress};
-use crate::mojibake::Scanner;
 
 /// Inputs, and how to read them.
 #[derive(Args, Clone, Debug)]
@@ -64,27 +64,35 @@ pub(crate) struct Prepared {
     bar: Option<ProgressBar>,
     pub(crate) pool: rayon::ThreadPool,
     pub(crate) skip_binary: bool,
-    /// The tables of the `--schema` dumps, if any.
-    pub(crate) definitions: Option<Arc<Definitions>>,
 }
 
 impl Selection {
-    /// The scanner `detection` asks for and the prepared inputs, with the tables of the
-    /// `--schema` dumps: what every scanning command starts with.
+    /// The prepared inputs, and the settings `scan` and `fix` build their inspector and fixer
+    /// with: how `detection` judges text, inputs read in `format`, with the tables of the
+    /// `--schema` dumps, the memory maps, progress bar and binary files the selection asks for.
     pub(crate) fn start(
         &self,
         detection: &Detection,
+        format: Format,
         outcome: &mut Outcome,
-    ) -> Result<(Scanner, Prepared), Error> {
+    ) -> Result<(Settings, Prepared), Error> {
         let scanner = detection.scanner()?;
-        let mut prepared = self.prepare(outcome)?;
+        let prepared = self.prepare(outcome)?;
         let engine = EngineOptions {
             progress: None,
             ..prepared.engine.clone()
         };
         let definitions = Definitions::read(&self.schemas, scanner.readings(), &engine)?;
-        prepared.definitions = definitions.map(Arc::new);
-        Ok((scanner, prepared))
+        let settings = Settings {
+            readings: scanner.readings().clone(),
+            strictness: scanner.strictness(),
+            format,
+            schema: definitions.map(Arc::new),
+            mmap: prepared.engine.mmap,
+            progress: prepared.engine.progress.clone(),
+            binary: !prepared.skip_binary,
+        };
+        Ok((settings, prepared))
     }
 
     /// Expands the paths (reporting walk errors into `outcome`), sizes the thread pool and,
@@ -124,7 +132,6 @@ impl Selection {
             bar,
             pool,
             skip_binary: !self.binary,
-            definitions: None,
         })
     }
 }

@@ -10,7 +10,8 @@ use super::values::FormatArg;
 use super::{Detection, Outcome};
 use crate::Error;
 use crate::api::{Inspection, Inspector, Scanned};
-use crate::mojibake::{Counts, Scanner};
+use crate::charset::SurveyRecord;
+use crate::mojibake::Counts;
 use crate::report::{self, CountsRecord, Failed, ScanRecord, ScanTotal, ScannedFile, Skipped};
 
 #[derive(Args, Clone, Debug)]
@@ -40,11 +41,14 @@ const QUIET_HELP: &str = "Print nothing (errors aside): the exit status alone sa
 
 pub(crate) fn run(args: &ScanArgs) -> Outcome {
     let mut outcome = Outcome::default();
-    let (scanner, prepared) = match args.selection.start(&args.detection, &mut outcome) {
+    let started = args
+        .selection
+        .start(&args.detection, args.format.into(), &mut outcome);
+    let (settings, prepared) = match started {
         Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
     };
-    let inspector = inspector(args, &scanner, &prepared);
+    let inspector = Inspector::builder().settings(settings).build();
     if args.selection.quiet {
         return run_quiet(&inspector, &prepared, outcome);
     }
@@ -78,16 +82,12 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                     files += 1;
                     outcome.found |= counts.double_encoded > 0;
                     let line = if args.json {
-                        let mut encoding = serde_json::to_value(&survey).unwrap_or_default();
-                        if let Some(fix) = &fix {
-                            encoding["fix"] = fix.as_str().into();
-                        }
-                        report::json_line(&ScanRecord::File(ScannedFile {
+                        report::json_line(&ScanRecord::File(Box::new(ScannedFile {
                             path: name.clone(),
                             counts: CountsRecord::new(readings, &counts, args.top),
-                            encoding,
-                            dump: tables.as_ref().map(|tables| tables.json(readings)),
-                        }))
+                            encoding: SurveyRecord { survey, fix },
+                            dump: tables.as_ref().map(|tables| tables.record(readings)),
+                        })))
                     } else {
                         let mut text = report::counts_text(readings, &name, &counts, args.top);
                         for diagnostic in &survey.diagnostics {
@@ -179,19 +179,6 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
         });
     }
     outcome
-}
-
-/// The inspector the arguments ask for, reading inputs as `prepared` says.
-fn inspector(args: &ScanArgs, scanner: &Scanner, prepared: &Prepared) -> Inspector {
-    Inspector::builder()
-        .readings(scanner.readings().clone())
-        .strictness(scanner.strictness())
-        .format(args.format.into())
-        .schema(prepared.definitions.clone())
-        .mmap(prepared.engine.mmap)
-        .progress(prepared.engine.progress.clone())
-        .binary(!prepared.skip_binary)
-        .build()
 }
 
 /// `scan -q`: the inputs one after the other (each one's blocks still in parallel), until the

@@ -78,7 +78,9 @@ use std::path::Path;
 use std::sync::{Arc, mpsc};
 
 pub use definitions::Definitions;
-pub use report::{Cell, ColumnReport, DumpReport, RowId, TableReport};
+pub use report::{
+    Cell, ColumnRecord, ColumnReport, DumpRecord, DumpReport, RowId, TableRecord, TableReport,
+};
 pub use schema::ColumnKind;
 pub use sink::DumpAudit;
 

@@ -1,12 +1,12 @@
 //! The per-table, per-column view of a dump: which columns hold double-encoded text, how much,
 //! read how and how many times, and one row to look at — what a DBA needs to plan a repair.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{Value, json};
 
 use super::schema::{ColumnKind, Schema, Table};
 use super::sink::Findings;
@@ -64,6 +64,47 @@ pub struct DumpReport {
     pub tables: Vec<TableReport>,
     /// Character set declarations rewritten by `--convert-charset`.
     pub charset_edits: u64,
+}
+
+/// A dump's tables and columns as `scan --json` prints them (the `dump` of a `file` record):
+/// [`DumpReport::record`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DumpRecord {
+    /// `mysql` or `postgresql`.
+    pub dialect: String,
+    pub charset_edits: u64,
+    pub binary_runs: u64,
+    pub tables: Vec<TableRecord>,
+}
+
+/// One table of a [`DumpRecord`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableRecord {
+    pub table: String,
+    pub rows: u64,
+    pub primary_key: Vec<String>,
+    pub from_schema_dump: bool,
+    pub columns: Vec<ColumnRecord>,
+}
+
+/// One column of a [`TableRecord`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnRecord {
+    pub column: String,
+    /// The type as declared (`varchar(255)`).
+    #[serde(rename = "type")]
+    pub declared: String,
+    pub kind: ColumnKind,
+    pub cells: u64,
+    pub null_cells: u64,
+    pub double_encoded_cells: u64,
+    pub double_encoded: u64,
+    pub by_reading: BTreeMap<String, u64>,
+    /// By number of layers, written as a string (`"1"`, `"2"`): JSON keys are strings.
+    pub by_layers: BTreeMap<String, u64>,
+    pub left_alone: u64,
+    /// A row that holds double-encoded text (`id=42`, `row 17`).
+    pub example_row: Option<String>,
 }
 
 /// Where a repair in a SQL dump lies: the value of a table's column in one row.
@@ -302,49 +343,35 @@ impl DumpReport {
         self.tables.iter().any(|table| table.from_schema_dump)
     }
 
-    /// The tables and columns as JSON: `{"dialect", "charset_edits", "binary_runs", "tables":
-    /// [{"table", "rows", "primary_key", "from_schema_dump", "columns": [{"column", "type",
-    /// "kind", "cells", "null_cells", "double_encoded_cells", "double_encoded", "by_reading",
-    /// "by_layers", "left_alone", "example_row"}]}]}`.
-    pub fn json(&self, readings: &Readings) -> Value {
-        let tables: Vec<Value> = self
-            .tables
-            .iter()
-            .map(|table| {
-                let columns: Vec<Value> = table
-                    .columns
-                    .iter()
-                    .map(|c| {
-                        json!({
-                            "column": c.name,
-                            "type": c.declared,
-                            "kind": c.kind,
-                            "cells": c.cells,
-                            "null_cells": c.null_cells,
-                            "double_encoded_cells": c.double_encoded_cells,
-                            "double_encoded": c.counts.double_encoded,
-                            "by_reading": c.counts.by_reading_names(readings),
-                            "by_layers": c.counts.by_layers_keyed(),
-                            "left_alone": c.counts.left_alone,
-                            "example_row": c.example_row,
-                        })
-                    })
-                    .collect();
-                json!({
-                    "table": table.name,
-                    "rows": table.rows,
-                    "primary_key": table.primary_key,
-                    "from_schema_dump": table.from_schema_dump,
-                    "columns": columns,
-                })
-            })
-            .collect();
-        json!({
-            "dialect": dialect_name(self.dialect),
-            "charset_edits": self.charset_edits,
-            "binary_runs": self.binary_runs,
-            "tables": tables,
-        })
+    /// The tables and columns as `scan --json` prints them, reading names taken from
+    /// `readings`.
+    pub fn record(&self, readings: &Readings) -> DumpRecord {
+        let column = |c: &ColumnReport| ColumnRecord {
+            column: c.name.clone(),
+            declared: c.declared.clone(),
+            kind: c.kind,
+            cells: c.cells,
+            null_cells: c.null_cells,
+            double_encoded_cells: c.double_encoded_cells,
+            double_encoded: c.counts.double_encoded,
+            by_reading: c.counts.by_reading_keyed(readings),
+            by_layers: c.counts.by_layers_keyed(),
+            left_alone: c.counts.left_alone,
+            example_row: c.example_row.clone(),
+        };
+        let table = |t: &TableReport| TableRecord {
+            table: t.name.clone(),
+            rows: t.rows,
+            primary_key: t.primary_key.clone(),
+            from_schema_dump: t.from_schema_dump,
+            columns: t.columns.iter().map(column).collect(),
+        };
+        DumpRecord {
+            dialect: dialect_name(self.dialect).to_owned(),
+            charset_edits: self.charset_edits,
+            binary_runs: self.binary_runs,
+            tables: self.tables.iter().map(table).collect(),
+        }
     }
 
     /// The tables and columns for a person, one line per column; with `damaged_only`, only

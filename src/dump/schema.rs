@@ -14,12 +14,12 @@
 //! a label, and so every row and every object that uses it, at once).
 
 use rustc_hash::FxHashMap as HashMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sql::SqlDialect;
 
 /// What a column holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ColumnKind {
     /// Character data: repaired.

@@ -4,6 +4,8 @@
 
 use std::fmt::{self, Write as _};
 
+use super::field::FieldEvidence;
+use super::plausibility::Verdict;
 use super::repair::repair;
 use super::scanner::{Run, Scanner, Sink};
 use crate::format::{count, hex, visible};
@@ -11,14 +13,43 @@ use crate::format::{count, hex, visible};
 /// One run as `explain` shows it.
 #[derive(Clone, Debug)]
 pub struct ExplainedRun {
+    /// Where it starts, in bytes from the start of the text.
     pub offset: usize,
+    /// Its bytes as found.
     pub garbled: Vec<u8>,
-    pub verdict: String,
+    /// What the plausibility rule concluded about its outer layer, and why.
+    pub verdict: Verdict,
+    /// Whether it is repaired, after strictness and context.
     pub repaired: bool,
     /// What its field decided, where the run could not decide alone.
-    pub field: Option<String>,
-    /// For each character: its garbled bytes, the character, the reading and the layers.
-    pub chars: Vec<(Vec<u8>, char, String, u8)>,
+    pub field: Option<FieldEvidence>,
+    /// What it repairs to (or would, if it is left alone), character by character.
+    pub chars: Vec<ExplainedChar>,
+}
+
+impl ExplainedRun {
+    /// How many times the run was garbled: the most layers of any of its characters.
+    pub fn layers(&self) -> u8 {
+        self.chars.iter().map(|c| c.layers).max().unwrap_or(1)
+    }
+
+    /// The text the run repairs to (or would, if it is left alone).
+    pub fn candidate(&self) -> String {
+        self.chars.iter().map(|c| c.original).collect()
+    }
+}
+
+/// One character of an [`ExplainedRun`].
+#[derive(Clone, Debug)]
+pub struct ExplainedChar {
+    /// Its garbled bytes.
+    pub garbled: Vec<u8>,
+    /// The character they stand for.
+    pub original: char,
+    /// The code page that garbled it (`latin1`, `cp1252`, `either`, `mixed`).
+    pub reading: &'static str,
+    /// How many times it was garbled.
+    pub layers: u8,
 }
 
 /// Everything `explain` shows about one text.
@@ -42,20 +73,17 @@ impl Sink for Collect<'_> {
         self.runs.push(ExplainedRun {
             offset: run.span.start,
             garbled: input[run.span.clone()].to_vec(),
-            verdict: run.verdict.to_string(),
+            verdict: run.verdict,
             repaired: run.repaired,
-            field: run.field.map(|evidence| evidence.to_string()),
+            field: run.field,
             chars: run
                 .chars
                 .iter()
-                .map(|c| {
-                    let reading = readings.reading_name(c.mask).to_string();
-                    (
-                        input[c.span.clone()].to_vec(),
-                        c.original,
-                        reading,
-                        c.layers,
-                    )
+                .map(|c| ExplainedChar {
+                    garbled: input[c.span.clone()].to_vec(),
+                    original: c.original,
+                    reading: readings.reading_name(c.mask),
+                    layers: c.layers,
                 })
                 .collect(),
         });
@@ -118,18 +146,18 @@ impl fmt::Display for Explanation {
             if let Some(field) = &run.field {
                 writeln!(f, "    field: {field}")?;
             }
-            for (garbled, original, reading, layers) in &run.chars {
+            for c in &run.chars {
                 let mut utf8 = [0u8; 4];
                 writeln!(
                     f,
                     "    {} ({}) → {} (U+{:04X}, {}), {} reading, {}",
-                    visible(&String::from_utf8_lossy(garbled)),
-                    hex(garbled, " "),
-                    visible(original.encode_utf8(&mut [0; 4])),
-                    u32::from(*original),
-                    hex(original.encode_utf8(&mut utf8).as_bytes(), " "),
-                    reading,
-                    count(u64::from(*layers), "layer")
+                    visible(&String::from_utf8_lossy(&c.garbled)),
+                    hex(&c.garbled, " "),
+                    visible(c.original.encode_utf8(&mut [0; 4])),
+                    u32::from(c.original),
+                    hex(c.original.encode_utf8(&mut utf8).as_bytes(), " "),
+                    c.reading,
+                    count(u64::from(c.layers), "layer")
                 )?;
             }
         }

@@ -4,19 +4,22 @@
 //! Every JSON record is one of the types here, serialized with its keys in alphabetical order
 //! (as `serde_json` writes a map), and documented field by field in `docs/json.md`; each
 //! carries a `type` so that a consumer can read the stream line by line, and each can be read
-//! back into its type ([`ScanRecord`], [`DetectRecord`]).
+//! back into its type ([`ScanRecord`], [`DetectRecord`], [`ExplainRecord`]).
 
+pub mod explain;
 pub mod html;
 pub mod records;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
+use crate::charset::{Determination, SurveyRecord};
+use crate::dump::DumpRecord;
 pub use crate::format::{count, hex, thousands, visible};
 use crate::mojibake::counts::SequenceCount;
 use crate::mojibake::{Counts, Readings};
+pub use explain::{ExplainRecord, explain_records};
 
 /// How many distinct sequences a report lists.
 pub const TOP_SEQUENCES: usize = 10;
@@ -93,7 +96,8 @@ impl CountsRecord {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ScanRecord {
-    File(ScannedFile),
+    /// Boxed: a survey and a dump's tables make it much larger than the other records.
+    File(Box<ScannedFile>),
     Total(ScanTotal),
     Skipped(Skipped),
     Error(Failed),
@@ -107,10 +111,10 @@ pub struct ScannedFile {
     pub counts: CountsRecord,
     /// The encoding survey ([`crate::charset::Survey`]), with `fix`: what `fix` will do with
     /// an input that is not UTF-8.
-    pub encoding: Value,
-    /// A SQL dump's tables and columns ([`crate::dump::DumpReport::json`]).
+    pub encoding: SurveyRecord,
+    /// A SQL dump's tables and columns ([`crate::dump::DumpReport::record`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dump: Option<Value>,
+    pub dump: Option<DumpRecord>,
 }
 
 /// The totals of a scan.
@@ -150,12 +154,12 @@ pub enum DetectRecord {
     Error(Failed),
 }
 
-/// One document's encoding ([`crate::charset::Determination`]).
+/// One document's encoding.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Detected {
     pub path: String,
     #[serde(flatten)]
-    pub determination: serde_json::Map<String, Value>,
+    pub determination: Determination,
 }
 
 /// The totals of `detect` over a tree.
@@ -177,19 +181,25 @@ pub fn json_line<T: Serialize>(record: &T) -> String {
     match serde_json::to_value(record) {
         Ok(value) => format!("{value}\n"),
         // The records hold strings, numbers and maps with string keys: nothing that fails.
-        Err(error) => {
-            let message = error.to_string();
-            format!(
-                "{}\n",
-                serde_json::json!({ "type": "error", "message": message })
-            )
-        }
+        Err(error) => unprintable(&error),
     }
 }
 
-/// The counts of one input (or the totals) as one JSON object, without its `type` and `path`.
-pub fn counts_json(readings: &Readings, counts: &Counts, top: usize) -> Value {
-    serde_json::to_value(CountsRecord::new(readings, counts, top)).unwrap_or_default()
+/// The line printed in place of a record that cannot be written: an `error` record without
+/// a path, its fields in alphabetical order as [`json_line`] writes them.
+fn unprintable(error: &serde_json::Error) -> String {
+    #[derive(Serialize)]
+    struct Unprintable {
+        message: String,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    }
+    let record = Unprintable {
+        message: error.to_string(),
+        kind: "error",
+    };
+    // Two strings: nothing that fails either.
+    serde_json::to_string(&record).unwrap_or_default() + "\n"
 }
 
 /// A few lines for a person: the headline, then the most frequent sequences.
