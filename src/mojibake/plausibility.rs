@@ -310,16 +310,44 @@ fn is_letter(c: Option<char>) -> bool {
     c.is_some_and(|c| script_of(c).is_some())
 }
 
-/// Judges one run.
+/// Judges one run: the rules of the module's documentation, in their order; the first that
+/// concludes gives the verdict.
 pub fn judge(run: &RunView<'_>) -> Verdict {
+    let first_rare = match impossible_result(run) {
+        Ok(first_rare) => first_rare,
+        Err(verdict) => return verdict,
+    };
+    if let Some(verdict) = marker(run) {
+        return verdict;
+    }
+    if let Some(verdict) = first_rare.and_then(|c| rare_result(run, c)) {
+        return verdict;
+    }
+    if run.sequences.len() >= 2 {
+        // Rule 4: several sequences in a row.
+        return Verdict::Certain(Evidence::Word(run.sequences.len()));
+    }
+    one_sequence(run)
+}
+
+/// Rule 1: the repair produces a character no writer intends → rejected (`Err`); otherwise
+/// the first rare character it produces, which rule 3 weighs.
+#[inline]
+fn impossible_result(run: &RunView<'_>) -> Result<Option<char>, Verdict> {
     let mut first_rare = None;
     for c in run.repaired() {
         match class_of(c) {
-            CharClass::Never => return Verdict::Rejected(Evidence::ImpossibleCharacter(c)),
+            CharClass::Never => return Err(Verdict::Rejected(Evidence::ImpossibleCharacter(c))),
             CharClass::Rare if first_rare.is_none() => first_rare = Some(c),
             _ => {}
         }
     }
+    Ok(first_rare)
+}
+
+/// Rule 2: a marker in the garbled text of one of the run's sequences → certain.
+#[inline]
+fn marker(run: &RunView<'_>) -> Option<Verdict> {
     for (k, &(at, found)) in run.sequences.iter().enumerate() {
         if !may_hold_marker(&found) {
             continue;
@@ -330,39 +358,42 @@ pub fn judge(run: &RunView<'_>) -> Verdict {
             _ => decode_last_char(&run.text[..at]),
         };
         if let Some(evidence) = marker_in(&run.text[at..at + found.len], before) {
-            return Verdict::Certain(evidence);
+            return Some(Verdict::Certain(evidence));
         }
     }
-    if let Some(c) = first_rare {
-        if run.sequences.len() == 1 {
-            return match written_letter_breaking_word(run) {
-                Some(WordBreak::GluedToNextLetter) => {
-                    Verdict::Certain(Evidence::WrittenPhoneticLetter(c))
-                }
-                Some(WordBreak::CapitalAfterSmall) => {
-                    Verdict::Ambiguous(Evidence::WrittenPhoneticLetter(c))
-                }
-                // A rare letter standing alone, touching no letter (an IPA letter or a
-                // syllable of a list of letters): correct text could hold its garbled form
-                // alone too, so its field decides.
-                None if is_alphabetic(c) && !is_letter(run.before) && !is_letter(run.after) => {
-                    Verdict::Ambiguous(Evidence::LoneRareLetter(c))
-                }
-                None => Verdict::Rejected(Evidence::RareCharacter(c)),
-            };
-        }
-        // Several sequences that repair to letters are a garbled word, whatever its script
-        // (Adlam, New Tai Lue, IPA): judged as one below. Rare symbols stay rejected.
-        if let Some(symbol) = run
-            .repaired()
-            .find(|&c| class_of(c) == CharClass::Rare && !is_alphabetic(c))
-        {
-            return Verdict::Rejected(Evidence::RareCharacter(symbol));
-        }
+    None
+}
+
+/// Rule 3: the repair produces `first_rare`, a rare character. `None` when the run is a
+/// garbled word of rare letters, which rule 4 judges.
+fn rare_result(run: &RunView<'_>, first_rare: char) -> Option<Verdict> {
+    let c = first_rare;
+    if run.sequences.len() == 1 {
+        return Some(match written_letter_breaking_word(run) {
+            Some(WordBreak::GluedToNextLetter) => {
+                Verdict::Certain(Evidence::WrittenPhoneticLetter(c))
+            }
+            Some(WordBreak::CapitalAfterSmall) => {
+                Verdict::Ambiguous(Evidence::WrittenPhoneticLetter(c))
+            }
+            // A rare letter standing alone, touching no letter (an IPA letter or a
+            // syllable of a list of letters): correct text could hold its garbled form
+            // alone too, so its field decides.
+            None if is_alphabetic(c) && !is_letter(run.before) && !is_letter(run.after) => {
+                Verdict::Ambiguous(Evidence::LoneRareLetter(c))
+            }
+            None => Verdict::Rejected(Evidence::RareCharacter(c)),
+        });
     }
-    if run.sequences.len() >= 2 {
-        return Verdict::Certain(Evidence::Word(run.sequences.len()));
-    }
+    // Several sequences that repair to letters are a garbled word, whatever its script
+    // (Adlam, New Tai Lue, IPA): judged as one by rule 4. Rare symbols stay rejected.
+    run.repaired()
+        .find(|&c| class_of(c) == CharClass::Rare && !is_alphabetic(c))
+        .map(|symbol| Verdict::Rejected(Evidence::RareCharacter(symbol)))
+}
+
+/// Rule 5: one sequence, judged by what it repairs to and where it stands.
+fn one_sequence(run: &RunView<'_>) -> Verdict {
     let (Some(garbled), Some(repaired)) = (run.garbled().next(), run.repaired().next()) else {
         return Verdict::Rejected(Evidence::NothingAgainst);
     };
