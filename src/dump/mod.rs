@@ -83,7 +83,7 @@ pub use schema::ColumnKind;
 pub use sink::DumpAudit;
 
 use crate::engine::blocks::BLOCK_SIZE;
-use crate::engine::transcode::{self, TextKind};
+use crate::engine::classify::{self, TextKind};
 use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::{DumpErrorKind, Error};
 use crate::mojibake::{Counts, RecordedScan, Scanner, ScopedValue};
@@ -278,7 +278,7 @@ pub fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDialect>, E
     })
 }
 
-/// Tells what the dump `input` is, as [`transcode::classify`] tells any input, by the same rule
+/// Tells what the dump `input` is, as [`classify::classify`] tells any input, by the same rule
 /// on the same head, except that the bytes inside its binary values are not text: a dump
 /// whose blobs hold raw bytes (`mariadb-dump` without `--hex-blob`) is still UTF-8 where it
 /// holds text. The head is lexed as the dump's own pass would lex it (with the tables of the
@@ -286,10 +286,10 @@ pub fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDialect>, E
 /// destination, and the same for a file and for a stream. A head the lexer cannot read is left
 /// for the pass, which reports where it stops.
 pub fn classify(input: &Input, options: &DumpOptions) -> Result<TextKind, Error> {
-    if let Some(kind) = transcode::classify_structure(input)? {
+    if let Some(kind) = classify::classify_structure(input)? {
         return Ok(kind);
     }
-    let head = input.head(transcode::JUDGED_HEAD)?;
+    let head = input.head(classify::JUDGED_HEAD)?;
     if simdutf8::basic::from_utf8(&head).is_ok() {
         return Ok(TextKind::Utf8);
     }
@@ -297,7 +297,7 @@ pub fn classify(input: &Input, options: &DumpOptions) -> Result<TextKind, Error>
     let mut buffer = LexedBuffer::new();
     let mut observed = Counts::default();
     // The whole dump when the head is shorter than its limit: then it is lexed to its end.
-    let whole = head.len() < transcode::JUDGED_HEAD;
+    let whole = head.len() < classify::JUDGED_HEAD;
     for (bytes, last) in [(&head[..], false), (&[][..], true)] {
         if last && !whole {
             break;
@@ -310,7 +310,7 @@ pub fn classify(input: &Input, options: &DumpOptions) -> Result<TextKind, Error>
     }
     Ok(match observed.first_invalid_offset {
         None => TextKind::Utf8,
-        Some(first_invalid) => transcode::judge_head(&head, first_invalid),
+        Some(first_invalid) => classify::judge_head(&head, first_invalid),
     })
 }
 

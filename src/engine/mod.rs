@@ -9,6 +9,7 @@
 //! the other.
 
 pub mod blocks;
+pub mod classify;
 mod direct;
 mod identity;
 mod input;
@@ -479,7 +480,7 @@ pub const SNIFF_LIMIT: usize = 8192;
 /// characters). A stream is sniffed in its kept head, so nothing of it is lost.
 pub fn looks_binary(input: &Input) -> Result<bool, Error> {
     let head = input.head(SNIFF_LIMIT)?;
-    Ok(memchr::memchr(0, &head).is_some() && !transcode::is_wide_unicode(&head))
+    Ok(memchr::memchr(0, &head).is_some() && !classify::is_wide_unicode(&head))
 }
 
 /// Writes every byte of `input` to `out` (named `out_path` in errors) unchanged: what a
