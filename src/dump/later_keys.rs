@@ -78,7 +78,7 @@ const REACH: usize = 16 * 1024;
 /// each is declared.
 #[derive(Debug, Default)]
 pub(crate) struct LaterKeys {
-    /// By table, as [`ddl::table_key`] names it: the offsets of the entries, in order, and the
+    /// By table, as `ddl::tokens::table_key` names it: the offsets of the entries, in order, and the
     /// key's columns.
     by_table: HashMap<String, Vec<(u64, Vec<String>)>>,
 }
