@@ -518,10 +518,8 @@ fn process<W: Write>(
     // pays for no look for keys ahead of the data (its summary, which shows an example row,
     // may name it by number).
     let names_rows = repair.as_ref().is_none_or(|r| r.audit.is_some());
-    let (mut out, mut audit) = match repair {
-        Some(Repair { out, audit, .. }) => (Some(out), audit),
-        None => (None, None),
-    };
+    let mut consumer = Consumer::new(input, options, out_path, repair);
+    let (writes, audited) = (consumer.out.is_some(), consumer.audit.is_some());
     let (send, receive) = mpsc::sync_channel::<LexedBuffer>(1);
     // Room for every buffer that can be alive at once (being lexed, sent, scanned ahead), so
     // that none is dropped and another allocated, its pages faulted in afresh.
@@ -529,10 +527,6 @@ fn process<W: Write>(
     let (give_back, recycle) = mpsc::sync_channel::<LexedBuffer>(alive);
     let mut head = Vec::new();
     let head_out = &mut head;
-    let write_error = |source| Error::Write {
-        path: out_path.to_path_buf(),
-        source,
-    };
     let (read, written) = std::thread::scope(|scope| {
         // The reader owns the sending end: when it stops, for whatever reason, the loop
         // below ends.
@@ -541,94 +535,14 @@ fn process<W: Write>(
                 scanner, input, options, engine, names_rows, send, recycle, head_out, head_limit,
             )
         });
-        let mut findings = Findings::default();
-        let mut tables = Vec::new();
-        let writes = out.is_some();
-        let audited = audit.is_some();
-        let failure = |failed| match failed {
-            Failed::Output(source) => write_error(source),
-            Failed::Audit(error) => error,
-        };
-        // The scanner's work, the dearest part, is done on the pool's threads, buffers in
-        // parallel, and so is the sink's unless it tells an audit log: into findings and an
-        // output of the buffer's own, merged and written here in order. An audit log is told
-        // from start to end, in order, with the names of the cells: then the scan's runs are
-        // replayed here into the one sink.
         let written = engine::in_order_in_parallel(
             receive.iter(),
             // One buffer per thread: each is much larger than its bytes (a span per value),
             // so they are most of the memory, and two per thread measured no faster.
             1,
-            |mut buffer: LexedBuffer| {
-                let mut observed = Counts::default();
-                observe_text(&mut observed, &buffer);
-                buffer.scan.record_again(scanner, &buffer.bytes);
-                lend_columns(scanner, &mut buffer);
-                if audited {
-                    return Ok((buffer, observed, None));
-                }
-                buffer.repaired.clear();
-                let out = writes.then_some(&mut buffer.repaired);
-                let part =
-                    findings_of(&buffer.lexed, &buffer.scan, &buffer.bytes, buffer.base, out)
-                        .map_err(failure)?;
-                Ok((buffer, observed, Some(Box::new(part))))
-            },
-            |(mut buffer, observed, sunk)| {
-                findings.counts.merge(observed);
-                findings.edits += buffer.lexed.edits.len() as u64;
-                tables.append(&mut buffer.tables);
-                // Nothing of a buffer that repairs text into a column that cannot hold it is
-                // written: the fix stops before it.
-                if writes {
-                    let unloadable = match &sunk {
-                        Some(part) => unloadable_in(part, &tables, options),
-                        None if refusable(&tables, options) => {
-                            let part = findings_of(
-                                &buffer.lexed,
-                                &buffer.scan,
-                                &buffer.bytes,
-                                buffer.base,
-                                None,
-                            )
-                            .map_err(failure)?;
-                            unloadable_in(&part, &tables, options)
-                        }
-                        None => Vec::new(),
-                    };
-                    if !unloadable.is_empty() {
-                        return Err(Error::Usage(format!(
-                            "{}: refused: {}; nothing of these columns was written",
-                            input.display_path().display(),
-                            unloadable_text(&unloadable)
-                        )));
-                    }
-                }
-                match sunk {
-                    Some(part) => {
-                        findings.merge(*part);
-                        if let Some(out) = out.as_deref_mut() {
-                            out.write_all(&buffer.repaired).map_err(write_error)?;
-                        }
-                    }
-                    None => {
-                        let mut sink = DumpSink::new(
-                            &buffer.lexed,
-                            &mut findings,
-                            buffer.base,
-                            out.as_deref_mut(),
-                            // A shorter borrow of the log, for this buffer only.
-                            audit
-                                .as_mut()
-                                .map(|audit| &mut **audit as &mut dyn DumpAudit),
-                            &tables,
-                        );
-                        buffer
-                            .scan
-                            .replay(&buffer.bytes, &mut sink)
-                            .map_err(failure)?;
-                    }
-                }
+            |buffer| scan_buffer(scanner, buffer, writes, audited, out_path),
+            |scanned| {
+                let buffer = consumer.take(scanned)?;
                 let _ = give_back.try_send(buffer);
                 Ok(())
             },
@@ -637,15 +551,180 @@ fn process<W: Write>(
         let read = reader
             .join()
             .unwrap_or_else(|_| Err(Error::Internal("the dump reader crashed".into())));
-        (read, written.map(|()| findings))
+        (read, written.map(|()| consumer))
     });
-    let findings = written?;
+    let consumer = written?;
     let lexer = read?;
-    if let Some(out) = out {
-        out.flush().map_err(write_error)?;
-    }
+    let findings = consumer.finish()?;
     let report = DumpReport::new(options.dialect, lexer.schema, findings);
     Ok((report, head))
+}
+
+/// A buffer as the pool's threads leave it: what its text holds, and, unless an audit log is
+/// told, its findings (its repaired bytes, when they are written, in `repaired`).
+type Scanned = (LexedBuffer, Counts, Option<Box<Findings>>);
+
+/// The scanner's work on a buffer, the dearest part, done on the pool's threads, buffers in
+/// parallel; and so is the sink's unless it tells an audit log: into findings and an output of
+/// the buffer's own, merged and written in order by the [`Consumer`]. An audit log is told
+/// from start to end, in order, with the names of the cells: then the scan's runs are replayed
+/// there into the one sink.
+fn scan_buffer(
+    scanner: &Scanner,
+    mut buffer: LexedBuffer,
+    writes: bool,
+    audited: bool,
+    out_path: &Path,
+) -> Result<Scanned, Error> {
+    let mut observed = Counts::default();
+    observe_text(&mut observed, &buffer);
+    buffer.scan.record_again(scanner, &buffer.bytes);
+    lend_columns(scanner, &mut buffer);
+    if audited {
+        return Ok((buffer, observed, None));
+    }
+    buffer.repaired.clear();
+    let out = writes.then_some(&mut buffer.repaired);
+    let part = findings_of(&buffer.lexed, &buffer.scan, &buffer.bytes, buffer.base, out)
+        .map_err(|failed| failure(failed, out_path))?;
+    Ok((buffer, observed, Some(Box::new(part))))
+}
+
+/// The error of a failed write to `out_path`.
+fn write_error(out_path: &Path, source: io::Error) -> Error {
+    Error::Write {
+        path: out_path.to_path_buf(),
+        source,
+    }
+}
+
+/// The error of a dump that could not be written to `out_path`, or logged.
+fn failure(failed: Failed, out_path: &Path) -> Error {
+    match failed {
+        Failed::Output(source) => write_error(out_path, source),
+        Failed::Audit(error) => error,
+    }
+}
+
+/// The end of a dump's processing on the thread that writes: the buffers come scanned, in
+/// input order, and are merged, checked, written and logged here.
+struct Consumer<'a, 'd, W> {
+    input: &'a Input,
+    options: &'a DumpOptions,
+    out_path: &'a Path,
+    out: Option<&'a mut W>,
+    audit: Option<&'a mut (dyn DumpAudit + 'd)>,
+    findings: Findings,
+    tables: Vec<TableNames>,
+}
+
+impl<'a, 'd, W: Write> Consumer<'a, 'd, W> {
+    /// Nothing merged yet; writing to the output of `repair` (named `out_path`) and telling its
+    /// log, if any.
+    fn new(
+        input: &'a Input,
+        options: &'a DumpOptions,
+        out_path: &'a Path,
+        repair: Option<Repair<'a, 'd, W>>,
+    ) -> Self {
+        let (out, audit) = match repair {
+            Some(Repair { out, audit, .. }) => (Some(out), audit),
+            None => (None, None),
+        };
+        Consumer {
+            input,
+            options,
+            out_path,
+            out,
+            audit,
+            findings: Findings::default(),
+            tables: Vec::new(),
+        }
+    }
+
+    /// Takes in the next buffer: its counts and tables, then its findings and repaired bytes,
+    /// or the replay of its runs into the audited sink. Gives the buffer back, to be reused.
+    fn take(&mut self, (mut buffer, observed, sunk): Scanned) -> Result<LexedBuffer, Error> {
+        self.findings.counts.merge(observed);
+        self.findings.edits += buffer.lexed.edits.len() as u64;
+        self.tables.append(&mut buffer.tables);
+        // Nothing of a buffer that repairs text into a column that cannot hold it is
+        // written: the fix stops before it.
+        if self.out.is_some() {
+            self.refuse_unloadable(&buffer, sunk.as_deref())?;
+        }
+        match sunk {
+            Some(part) => {
+                self.findings.merge(*part);
+                if let Some(out) = self.out.as_deref_mut() {
+                    out.write_all(&buffer.repaired)
+                        .map_err(|source| write_error(self.out_path, source))?;
+                }
+            }
+            None => self.replay(&buffer)?,
+        }
+        Ok(buffer)
+    }
+
+    /// Refuses `buffer` (whose findings are `sunk`, when the pool made them) if it repairs
+    /// text into a column whose character set cannot hold it.
+    fn refuse_unloadable(
+        &self,
+        buffer: &LexedBuffer,
+        sunk: Option<&Findings>,
+    ) -> Result<(), Error> {
+        let unloadable = match sunk {
+            Some(part) => unloadable_in(part, &self.tables, self.options),
+            None if refusable(&self.tables, self.options) => {
+                let part = findings_of(
+                    &buffer.lexed,
+                    &buffer.scan,
+                    &buffer.bytes,
+                    buffer.base,
+                    None,
+                )
+                .map_err(|failed| failure(failed, self.out_path))?;
+                unloadable_in(&part, &self.tables, self.options)
+            }
+            None => Vec::new(),
+        };
+        if unloadable.is_empty() {
+            return Ok(());
+        }
+        Err(Error::Usage(format!(
+            "{}: refused: {}; nothing of these columns was written",
+            self.input.display_path().display(),
+            unloadable_text(&unloadable)
+        )))
+    }
+
+    /// Replays the runs of `buffer` into the one sink that tells the audit log, in order.
+    fn replay(&mut self, buffer: &LexedBuffer) -> Result<(), Error> {
+        let mut sink = DumpSink::new(
+            &buffer.lexed,
+            &mut self.findings,
+            buffer.base,
+            self.out.as_deref_mut(),
+            // A shorter borrow of the log, for this buffer only.
+            self.audit
+                .as_mut()
+                .map(|audit| &mut **audit as &mut dyn DumpAudit),
+            &self.tables,
+        );
+        buffer
+            .scan
+            .replay(&buffer.bytes, &mut sink)
+            .map_err(|failed| failure(failed, self.out_path))
+    }
+
+    /// Flushes the output; the findings of the whole dump.
+    fn finish(self) -> Result<Findings, Error> {
+        if let Some(out) = self.out {
+            out.flush()
+                .map_err(|source| write_error(self.out_path, source))?;
+        }
+        Ok(self.findings)
+    }
 }
 
 /// Whether any column of `tables` is one a repair into would be refused under `options`.
