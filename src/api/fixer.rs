@@ -1,8 +1,8 @@
 //! [`Fixer`]: repairs one input at a time into a [`Target`], with the settings of its builder.
 //!
 //! Every input is judged from its head before any of it is written, for every target and
-//! whether it is a file or a stream ([`crate::engine::classify::classify`], or for a dump
-//! [`crate::dump::classify`], which leaves its blobs out): what is skipped can then be passed on
+//! whether it is a file or a stream (`engine::classify::classify`, or for a dump
+//! `dump::classify`, which leaves its blobs out): what is skipped can then be passed on
 //! whole. An input that is not UTF-8 has nothing to repair: it is skipped, or converted to
 //! UTF-8 through the same targets and atomic writes as a repair ([`NotUtf8`]). A dump is repaired as a dump (only the values of its text columns), anything else as
 //! text. With an audit log, every repair is recorded in it, in the order of the calls.

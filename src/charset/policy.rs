@@ -51,7 +51,7 @@ use super::xml::encoding_from_xml_declarations;
 /// How far into a document the policy looks for `<meta>`. HTML5 wants the declaration in the
 /// first 1024 bytes and HTML 4 in `<head>`; a mebibyte is generous for both and keeps a
 /// multi-gigabyte file without `</head>` from being decoded whole.
-pub const META_SCAN_LIMIT: usize = 1 << 20;
+pub(crate) const META_SCAN_LIMIT: usize = 1 << 20;
 
 /// Options of [`determine`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,7 +140,7 @@ pub enum DiagnosticCode {
     /// The document is empty: the answer is `US-ASCII`, as for ASCII (notice).
     Empty,
     /// The browser's algorithm found no declaration and fell back to its default
-    /// ([`crate::charset::whatwg`] only; notice).
+    /// (`crate::charset::whatwg` only; notice).
     Default,
 }
 
@@ -194,7 +194,7 @@ pub struct Declaration {
 impl Declaration {
     /// Where the declaration is, for a person: `HTTP header`, `byte order mark`, `XML
     /// declaration`, `<meta>`, or the SQL statement and line (`SET NAMES, line 12`).
-    pub fn whereabouts(&self) -> String {
+    pub(crate) fn whereabouts(&self) -> String {
         match (&self.place, self.source) {
             (Some(place), _) => place.to_string(),
             (None, Source::Protocol) => "HTTP header".to_owned(),

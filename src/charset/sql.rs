@@ -68,7 +68,7 @@ pub enum SqlDeclarationKind {
 impl SqlDeclarationKind {
     /// Whether the declaration describes the dump's own bytes (a connection setting) rather
     /// than how the server stores the text.
-    pub fn is_connection(self) -> bool {
+    pub(crate) fn is_connection(self) -> bool {
         matches!(
             self,
             Self::SetNames
@@ -79,7 +79,7 @@ impl SqlDeclarationKind {
     }
 
     /// The dialect whose character set names the statement takes.
-    pub fn dialect(self) -> SqlDialect {
+    pub(crate) fn dialect(self) -> SqlDialect {
         match self {
             Self::SetClientEncoding | Self::DatabaseEncoding => SqlDialect::PostgreSql,
             _ => SqlDialect::MySql,
@@ -87,7 +87,7 @@ impl SqlDeclarationKind {
     }
 
     /// The statement as a person would name it.
-    pub fn statement(self) -> &'static str {
+    pub(crate) fn statement(self) -> &'static str {
         match self {
             Self::SetNames => "SET NAMES",
             Self::SetCharacterSet => "SET CHARACTER SET",
@@ -160,7 +160,7 @@ impl SqlDeclaration {
     }
 }
 
-/// What a character set name means in a SQL dialect (the tables are [`crate::sql`]'s).
+/// What a character set name means in a SQL dialect (the tables are `crate::sql`'s).
 pub fn sql_charset(dialect: SqlDialect, name: &str) -> LabelMeaning {
     match charset_label(dialect, name) {
         None => LabelMeaning::Unknown,

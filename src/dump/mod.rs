@@ -5,7 +5,7 @@
 //! bytes may look double-encoded by pure chance (or because they are UTF-8 text stored as a
 //! blob): repairing them would corrupt the data. Its numbers, names, comments and DDL are not
 //! what a latin1 connection garbled. So in a dump, the scanner judges runs as it always does,
-//! but a repair only lands inside the value of a text column ([`ColumnKind::Text`], as the
+//! but a repair only lands inside the value of a text column (`ColumnKind::Text`, as the
 //! `CREATE TABLE` declares it) or a string literal of the DDL that is text; every other byte is
 //! written as it was read. The DDL's text literals are those a schema created through the same
 //! wrong connection holds as garbled as the data, and that must be repaired with it for the
@@ -22,12 +22,12 @@
 //! - `lexer.rs`: walks the dump in order, block by block, keeping its state from one block to
 //!   the next (a `CREATE TABLE` over several lines, a `COPY` block, a value in a line of many
 //!   megabytes), and says where each value is and to which table, column and row it belongs.
-//!   Built on [`crate::sql`]'s tokenizer (the two dialects' lexical rules), `ddl.rs` (statements read whole)
+//!   Built on `crate::sql`'s tokenizer (the two dialects' lexical rules), `ddl` (statements read whole)
 //!   and `schema.rs` (tables and column kinds).
 //! - `sink.rs`: between the scanner and the output: passes runs inside text values on as
 //!   found, and every other run as left alone; counts per column; writes the repair; tells the
 //!   audit log ([`DumpAudit`]) every change with the table, column and row it lies in.
-//! - [`report`]: the per-table, per-column view of `scan` (text and JSON), and [`RowId`] and
+//! - `report`: the per-table, per-column view of `scan` (text and JSON), and [`RowId`] and
 //!   [`Cell`], the way both `scan` and the audit log name a row and a value in it.
 //! - `later_keys.rs`: a look at the end of a full `pg_dump` file, before it is lexed, for the
 //!   primary keys it declares only after its data, so that `scan` and the audit log name its
@@ -58,7 +58,7 @@
 //! own, and a server that cannot store a character refuses the row loudly: nothing is refused.
 //!
 //! A dump that holds only data (`mariadb-dump --no-create-info`, `pg_dump --data-only`) has no
-//! `CREATE TABLE` to say which columns hold text: [`Definitions`] reads them from dumps of its
+//! `CREATE TABLE` to say which columns hold text: `Definitions` reads them from dumps of its
 //! schema (`--schema`), and the lexer starts from those tables.
 //!
 //! The dump is read sequentially (the lexer's state runs from one block to the next): on two
@@ -68,7 +68,7 @@ pub(crate) mod ddl;
 mod definitions;
 mod later_keys;
 mod lexer;
-pub mod report;
+pub(crate) mod report;
 mod schema;
 mod sink;
 
@@ -77,9 +77,9 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::{Arc, mpsc};
 
-pub use definitions::Definitions;
+pub(crate) use definitions::Definitions;
 pub use report::{Cell, ColumnReport, DumpReport, RowId, TableReport};
-pub use schema::ColumnKind;
+pub(crate) use schema::ColumnKind;
 pub use sink::DumpAudit;
 
 use crate::engine::blocks::BLOCK_SIZE;
@@ -146,7 +146,7 @@ fn loads_into(convert_charset: Option<Charset>, keep_charset: bool, charset: &st
 /// A text column stored in a single-byte character set, into which a fix writes repaired text
 /// that the character set may not hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unloadable {
+pub(crate) struct Unloadable {
     pub table: String,
     pub column: String,
     pub charset: String,
@@ -200,7 +200,7 @@ fn unloadable_in(
 
 /// Why a fix of a dump holding repairs into `columns` (not empty) is refused, and what to do:
 /// the text of the refusal, and of `--dry-run`'s warning.
-pub fn unloadable_text(columns: &[Unloadable]) -> String {
+pub(crate) fn unloadable_text(columns: &[Unloadable]) -> String {
     let mut named: Vec<String> = columns
         .iter()
         .take(COLUMNS_NAMED)
@@ -232,7 +232,7 @@ pub fn unloadable_text(columns: &[Unloadable]) -> String {
 
 /// How far into an input its header is looked for: dump tools write it on the first lines
 /// (MariaDB's after a `/*M!999999\- enable the sandbox mode */` line).
-pub const HEADER_LIMIT: usize = 4096;
+pub(crate) const HEADER_LIMIT: usize = 4096;
 
 /// The dialect a dump's header names, if the head of the input is one.
 pub fn dialect_from_header(head: &[u8]) -> Option<SqlDialect> {
@@ -266,7 +266,7 @@ fn guess_dialect(head: &[u8]) -> SqlDialect {
 }
 
 /// Whether `input` is read as a dump under `format`, and in which dialect.
-pub fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDialect>, Error> {
+pub(crate) fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDialect>, Error> {
     if format == Format::Text {
         return Ok(None);
     }
@@ -285,7 +285,7 @@ pub fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDialect>, E
 /// `--schema` dumps), so the verdict comes before any output is written, for every
 /// destination, and the same for a file and for a stream. A head the lexer cannot read is left
 /// for the pass, which reports where it stops.
-pub fn classify(input: &Input, options: &DumpOptions) -> Result<TextKind, Error> {
+pub(crate) fn classify(input: &Input, options: &DumpOptions) -> Result<TextKind, Error> {
     if let Some(kind) = classify::classify_structure(input)? {
         return Ok(kind);
     }

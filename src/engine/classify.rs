@@ -45,7 +45,7 @@ use crate::error::Error;
 
 /// How much of a file the rule samples, twice: from its start, and from the line of its first
 /// invalid byte. Enough text for `chardetng`, little enough to read in no time.
-pub const SAMPLE_LIMIT: usize = 64 << 10;
+pub(crate) const SAMPLE_LIMIT: usize = 64 << 10;
 
 /// How far back from the first invalid byte the start of its line is looked for; a longer line
 /// is sampled from this far back.
@@ -54,11 +54,11 @@ const LINE_LOOKBACK: u64 = 4 << 10;
 /// The invalid sequences a sample needs before its file can be legacy: one to three stray
 /// sequences (a truncated character, a byte flipped) never make a file legacy, however little
 /// else is non-ASCII around them.
-pub const MIN_INVALID_SEQUENCES: usize = 4;
+pub(crate) const MIN_INVALID_SEQUENCES: usize = 4;
 
 /// What a file is, for `fix`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TextKind {
+pub(crate) enum TextKind {
     /// UTF-8, perhaps with a few invalid bytes (kept as they are): repaired as usual.
     Utf8,
     /// In another encoding.
@@ -91,7 +91,7 @@ pub enum Basis {
 impl Legacy {
     /// What the file looks like, for messages: `looks like windows-1252; first invalid byte
     /// at offset 12`, `UTF-16LE by its byte order mark`, ...
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let name = self.encoding.name();
         match self.basis {
             Basis::ByteOrderMark => format!("{name} by its byte order mark"),
@@ -114,7 +114,7 @@ impl Legacy {
     /// The encoding to convert the file from: the byte order mark's (it wins over `from`, as
     /// in the WHATWG decode algorithm), else `from`, else the encoding detected unless it is
     /// a low-confidence guess. The error says why there is none, for a person.
-    pub fn source_encoding(
+    pub(crate) fn source_encoding(
         &self,
         from: Option<&'static Encoding>,
     ) -> Result<&'static Encoding, &'static str> {
@@ -144,16 +144,16 @@ impl Legacy {
 /// How much of an input the rule reads: its first block. Everything is judged from these
 /// bytes, read before any output is written, so that a stream (which cannot be read twice)
 /// and a file are judged alike, and a skipped input can still be passed on whole.
-pub const JUDGED_HEAD: usize = super::blocks::BLOCK_SIZE;
+pub(crate) const JUDGED_HEAD: usize = super::blocks::BLOCK_SIZE;
 
 /// Tells what `input` is, by the rule in the module documentation, from its head.
-pub fn classify(input: &Input) -> Result<TextKind, Error> {
+pub(crate) fn classify(input: &Input) -> Result<TextKind, Error> {
     Ok(classify_head(&input.head(JUDGED_HEAD)?))
 }
 
 /// [`classify`] for an input whose first [`JUDGED_HEAD`] bytes (or all of it, if shorter) are
 /// `head`: for a caller that has read them already.
-pub fn classify_head(head: &[u8]) -> TextKind {
+pub(crate) fn classify_head(head: &[u8]) -> TextKind {
     if let Some(kind) = by_structure(head) {
         return kind;
     }
@@ -166,13 +166,13 @@ pub fn classify_head(head: &[u8]) -> TextKind {
 /// The part of the rule that the structure of the start decides, before any text is judged:
 /// UTF-16/32 (rule 1), and binary. `None` leaves the verdict to the bytes: for a dump, to a
 /// [`crate::dump::classify`], which tells its text from the raw bytes of its blobs.
-pub fn classify_structure(input: &Input) -> Result<Option<TextKind>, Error> {
+pub(crate) fn classify_structure(input: &Input) -> Result<Option<TextKind>, Error> {
     Ok(by_structure(&input.head(SAMPLE_LIMIT)?))
 }
 
 /// [`classify_head`] for the head of an input already known to be well-formed UTF-8 (a scan
 /// counted no invalid byte): only its structure is left to judge, not its bytes again.
-pub fn classify_valid_head(head: &[u8]) -> TextKind {
+pub(crate) fn classify_valid_head(head: &[u8]) -> TextKind {
     by_structure(head).unwrap_or(TextKind::Utf8)
 }
 
