@@ -50,7 +50,7 @@ pub enum DumpErrorKind {
 
 impl DumpErrorKind {
     /// What the lexer says, and what to do about it (empty, or starting with `; `).
-    pub fn parts(&self) -> (&str, &'static str) {
+    pub(crate) fn parts(&self) -> (&str, &'static str) {
         match self {
             DumpErrorKind::UndefinedTable { message, hint }
             | DumpErrorKind::NotUnderstood { message, hint } => (message, hint),

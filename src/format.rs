@@ -31,7 +31,7 @@ pub fn count(n: u64, noun: &str) -> String {
 }
 
 /// `noun` in the plural unless `n` is 1, as [`count`] writes it, without the number.
-pub fn plural(n: u64, noun: &str) -> String {
+pub(crate) fn plural(n: u64, noun: &str) -> String {
     if n == 1 {
         return noun.to_owned();
     }

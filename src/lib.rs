@@ -46,7 +46,7 @@
 //! - [`mojibake`]: the pure byte maths: code-page tables, the matcher, layers, the plausibility
 //!   rule, scanning, counting and repair of a byte slice.
 //! - [`charset`]: the HTML::Encoding routines and the priority/conflict policy on top of them.
-//! - [`sql`]: what both dump readers share: the dialects, the tokenizer, the meaning of
+//! - `sql`: what both dump readers share: the dialects, the tokenizer, the meaning of
 //!   character set names.
 //! - [`engine`]: inputs to results: files or standard input, fed to the scanner in blocks.
 //! - [`dump`]: dump-aware mode: `mysqldump`/`pg_dump` files lexed so that only the values of
@@ -61,9 +61,9 @@
 //! The modules depend on each other one way only, each on those before it in this order:
 //!
 //! 1. [`format`](mod@format): small formatting helpers, depending on nothing.
-//! 2. [`sql`], then [`mojibake`] and [`charset`]: the pure core. Bytes in, answers out: no
+//! 2. `sql`, then [`mojibake`] and [`charset`]: the pure core. Bytes in, answers out: no
 //!    files, threads or terminals; `mojibake` and `charset` know nothing of each other.
-//! 3. [`error`]: the errors of the layers above, which read files.
+//! 3. `error`: the errors of the layers above, which read files.
 //! 4. [`engine`], then [`dump`] (which reads its inputs through the engine), then [`audit`]
 //!    (which logs what the engine and the dump repair), then [`api`] (which chooses among
 //!    them for each input).
@@ -79,11 +79,11 @@ pub mod charset;
 pub mod cli;
 pub mod dump;
 pub mod engine;
-pub mod error;
+mod error;
 pub mod format;
 pub mod mojibake;
 pub mod report;
-pub mod sql;
+mod sql;
 
 pub use api::{
     FixOutcome, Fixer, FixerBuilder, Inspection, Inspector, InspectorBuilder, NotUtf8, Settings,

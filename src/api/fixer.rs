@@ -1,8 +1,8 @@
 //! [`Fixer`]: repairs one input at a time into a [`Target`], with the settings of its builder.
 //!
 //! Every input is judged from its head before any of it is written, for every target and
-//! whether it is a file or a stream ([`crate::engine::transcode::classify`], or for a dump
-//! [`crate::dump::classify`], which leaves its blobs out): what is skipped can then be passed on
+//! whether it is a file or a stream (`engine::classify::classify`, or for a dump
+//! `dump::classify`, which leaves its blobs out): what is skipped can then be passed on
 //! whole. An input that is not UTF-8 has nothing to repair: it is skipped, or converted to
 //! UTF-8 through the same targets and atomic writes as a repair ([`NotUtf8`]). A dump is repaired as a dump (only the values of its text columns), anything else as
 //! text. With an audit log, every repair is recorded in it, in the order of the calls.
@@ -16,7 +16,8 @@ use encoding_rs::Encoding;
 use super::{Settings, dump_options, settings_setters};
 use crate::audit::{AuditLevel, AuditLog};
 use crate::dump::{self, Charset, ColumnKind, ColumnReport, DumpOptions, DumpReport};
-use crate::engine::transcode::{self, Legacy, OnMalformed, TextKind, Transcoded};
+use crate::engine::classify::{self, Legacy, TextKind};
+use crate::engine::transcode::{self, OnMalformed, Transcoded};
 use crate::engine::{self, EngineOptions, Input, Replacing, Written};
 use crate::error::Error;
 use crate::mojibake::{Counts, Readings, Scanner};
@@ -294,7 +295,7 @@ impl Fixer {
         let dump = dialect.map(|dialect| self.dump_options(dialect));
         let kind = match &dump {
             Some(options) => dump::classify(input, options)?,
-            None => transcode::classify(input)?,
+            None => classify::classify(input)?,
         };
         match kind {
             TextKind::Binary if !self.options.settings.binary => {

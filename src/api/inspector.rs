@@ -5,7 +5,7 @@
 use super::{Settings, dump_options, settings_setters};
 use crate::charset::{Confidence, FileFacts, Survey, survey};
 use crate::dump::{self, DumpReport};
-use crate::engine::transcode::{self, Basis, TextKind};
+use crate::engine::classify::{self, Basis, TextKind};
 use crate::engine::{self, EngineOptions, Input};
 use crate::error::Error;
 use crate::mojibake::{Counts, Readings, Scanner};
@@ -112,8 +112,8 @@ impl Inspector {
                     engine::scan_input_keeping_head(&self.scanner, input, engine, SURVEY_LIMIT)?;
                 // A head the scan found valid is judged by its structure only, not read again.
                 let kind = match counts.first_invalid_offset {
-                    None => transcode::classify_valid_head(&head),
-                    Some(_) => transcode::classify_head(&head),
+                    None => classify::classify_valid_head(&head),
+                    Some(_) => classify::classify_head(&head),
                 };
                 (counts, head, None, Some(kind))
             }

@@ -31,7 +31,7 @@ pub struct ChainedLog<W> {
 
 impl<W: Write> ChainedLog<W> {
     /// A log whose first record (the header) starts the chain.
-    pub fn new(out: W) -> ChainedLog<W> {
+    pub(crate) fn new(out: W) -> ChainedLog<W> {
         ChainedLog {
             out,
             last: None,
@@ -40,7 +40,7 @@ impl<W: Write> ChainedLog<W> {
     }
 
     /// Writes `record` as one line, linked to the line before it.
-    pub fn write(&mut self, record: &Record) -> io::Result<()> {
+    pub(crate) fn write(&mut self, record: &Record) -> io::Result<()> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, record)?;
         if let Some(prev) = self.last {
@@ -56,11 +56,11 @@ impl<W: Write> ChainedLog<W> {
         Ok(())
     }
 
-    pub fn get_ref(&self) -> &W {
+    pub(crate) fn get_ref(&self) -> &W {
         &self.out
     }
 
-    pub fn get_mut(&mut self) -> &mut W {
+    pub(crate) fn get_mut(&mut self) -> &mut W {
         &mut self.out
     }
 
@@ -76,7 +76,7 @@ pub fn line_hash(line: &[u8]) -> Checksum {
 
 /// The link of a line, read apart from its record (every other field is skipped).
 #[derive(Debug, Default, Deserialize)]
-pub struct Link {
+pub(crate) struct Link {
     #[serde(default, deserialize_with = "written_checksum")]
     pub prev: Option<Checksum>,
 }

@@ -10,19 +10,19 @@ use super::record::{Checksum, Fingerprint};
 
 /// Hashes bytes given piece by piece, and counts them.
 #[derive(Clone, Default)]
-pub struct ContentHasher {
+pub(crate) struct ContentHasher {
     sha256: Sha256,
     bytes: u64,
 }
 
 impl ContentHasher {
-    pub fn update(&mut self, bytes: &[u8]) {
+    pub(crate) fn update(&mut self, bytes: &[u8]) {
         self.sha256.update(bytes);
         self.bytes += bytes.len() as u64;
     }
 
     /// Size and hash of everything given so far.
-    pub fn fingerprint(&self) -> Fingerprint {
+    pub(crate) fn fingerprint(&self) -> Fingerprint {
         Fingerprint {
             bytes: self.bytes,
             sha256: Checksum(self.sha256.clone().finalize().into()),
@@ -37,7 +37,7 @@ pub struct Hashing<T> {
 }
 
 impl<T> Hashing<T> {
-    pub fn new(inner: T) -> Hashing<T> {
+    pub(crate) fn new(inner: T) -> Hashing<T> {
         Hashing {
             inner,
             hasher: ContentHasher::default(),
@@ -45,7 +45,7 @@ impl<T> Hashing<T> {
     }
 
     /// Size and hash of what has passed through so far.
-    pub fn fingerprint(&self) -> Fingerprint {
+    pub(crate) fn fingerprint(&self) -> Fingerprint {
         self.hasher.fingerprint()
     }
 

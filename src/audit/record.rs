@@ -98,7 +98,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-pub use crate::dump::{Cell, RowId};
+pub use crate::dump::Cell;
 use crate::format::hex;
 use crate::mojibake::Scanner;
 
@@ -109,10 +109,10 @@ use crate::mojibake::Scanner;
 pub const SCHEMA: u32 = 3;
 
 /// The oldest layout this build still reads (and undoes).
-pub const OLDEST_SCHEMA: u32 = 1;
+pub(crate) const OLDEST_SCHEMA: u32 = 1;
 
 /// The first layout with an integrity chain: older logs are read without one.
-pub const CHAINED_SCHEMA: u32 = 3;
+pub(crate) const CHAINED_SCHEMA: u32 = 3;
 
 /// How much an audit log records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -152,7 +152,7 @@ pub struct Header {
 
 impl Header {
     /// The header of a run starting now with `scanner`'s settings.
-    pub fn new(
+    pub(crate) fn new(
         scanner: &Scanner,
         level: AuditLevel,
         command_line: impl IntoIterator<Item = String>,
@@ -196,7 +196,7 @@ pub struct LoggedPath {
 
 impl LoggedPath {
     /// Records `path` as it is (callers make it absolute first).
-    pub fn new(path: &Path) -> LoggedPath {
+    pub(crate) fn new(path: &Path) -> LoggedPath {
         match path.to_str() {
             Some(text) => LoggedPath {
                 path: text.to_owned(),
@@ -210,7 +210,7 @@ impl LoggedPath {
     }
 
     /// The path the record names, or `None` when its bytes cannot name a file on this platform.
-    pub fn to_path_buf(&self) -> Option<PathBuf> {
+    pub(crate) fn to_path_buf(&self) -> Option<PathBuf> {
         match &self.path_hex {
             None => Some(PathBuf::from(&self.path)),
             Some(Hex(bytes)) => path_from_bytes(bytes),
@@ -250,7 +250,7 @@ pub struct Substitution {
 }
 
 impl Substitution {
-    pub fn new(original: &[u8], replacement: &[u8]) -> Substitution {
+    pub(crate) fn new(original: &[u8], replacement: &[u8]) -> Substitution {
         Substitution {
             original: String::from_utf8_lossy(original).into_owned(),
             original_hex: Hex(original.to_vec()),
@@ -339,7 +339,7 @@ pub struct FileRecord {
 
 impl FileRecord {
     /// Size and hash of the content before the fix.
-    pub fn before(&self) -> Fingerprint {
+    pub(crate) fn before(&self) -> Fingerprint {
         Fingerprint {
             bytes: self.bytes_before,
             sha256: self.sha256_before,
@@ -347,7 +347,7 @@ impl FileRecord {
     }
 
     /// Size and hash of the content the fix wrote.
-    pub fn after(&self) -> Fingerprint {
+    pub(crate) fn after(&self) -> Fingerprint {
         Fingerprint {
             bytes: self.bytes_after,
             sha256: self.sha256_after,
@@ -468,6 +468,7 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dump::RowId;
     use crate::mojibake::{Readings, Strictness};
 
     fn logged(path: &str) -> LoggedPath {

@@ -46,7 +46,7 @@ pub struct AuditSink<'r, W> {
 
 impl<'r, W: Write> AuditSink<'r, W> {
     /// A sink for the file `file`, writing to `out`; `readings` names the code pages.
-    pub fn new(
+    pub(crate) fn new(
         out: &'r mut ChainedLog<W>,
         file: LoggedPath,
         level: AuditLevel,
@@ -67,7 +67,7 @@ impl<'r, W: Write> AuditSink<'r, W> {
     }
 
     /// What the scan found so far, as `scan` counts it.
-    pub fn counts(&self) -> &Counts {
+    pub(crate) fn counts(&self) -> &Counts {
         &self.counts
     }
 
@@ -79,7 +79,12 @@ impl<'r, W: Write> AuditSink<'r, W> {
     /// Ends the file: writes its `sequence` records (at the `summary` level) and its `file`
     /// record. `after` is the repaired content, `output` where it went, `rewritten` whether it
     /// replaced the file.
-    pub fn finish(self, after: Fingerprint, output: &str, rewritten: bool) -> io::Result<Counts> {
+    pub(crate) fn finish(
+        self,
+        after: Fingerprint,
+        output: &str,
+        rewritten: bool,
+    ) -> io::Result<Counts> {
         if self.level == AuditLevel::Summary {
             for (garbled, seq) in self.counts.top_sequences(usize::MAX) {
                 self.out.write(&Record::Sequence(Sequence {
@@ -116,7 +121,12 @@ impl<'r, W: Write> AuditSink<'r, W> {
 
     /// Takes in `run` of `block`, as [`Sink::run`] does, and names `cell` (the value of a dump
     /// it lies in, if any) in its change records.
-    pub fn run_in(&mut self, block: &[u8], run: &Run<'_>, cell: Option<&Cell>) -> io::Result<()> {
+    pub(crate) fn run_in(
+        &mut self,
+        block: &[u8],
+        run: &Run<'_>,
+        cell: Option<&Cell>,
+    ) -> io::Result<()> {
         let mut counting = CountingSink {
             counts: &mut self.counts,
             base: self.block_offset,
@@ -146,7 +156,7 @@ impl<'r, W: Write> AuditSink<'r, W> {
 
     /// Records that `block[span]`, a character set or collation name, was rewritten as
     /// `replacement` (`--convert-charset`). Rewrites and runs come in the order of the block.
-    pub fn rewrite(
+    pub(crate) fn rewrite(
         &mut self,
         block: &[u8],
         span: Range<usize>,
@@ -217,14 +227,14 @@ impl<W: Write> Sink for AuditSink<'_, W> {
 }
 
 /// Passes every run to two sinks in turn, and says which of them failed.
-pub struct Both<A, B> {
+pub(crate) struct Both<A, B> {
     pub first: A,
     pub second: B,
 }
 
 /// The error of one of the two sinks of [`Both`].
 #[derive(Debug)]
-pub enum EitherFailed<A, B> {
+pub(crate) enum EitherFailed<A, B> {
     First(A),
     Second(B),
 }

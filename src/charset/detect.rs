@@ -88,14 +88,14 @@ impl Score {
     }
 
     /// The score from a number in 0..=1; `None` outside that range (or for NaN).
-    pub fn from_value(value: f64) -> Option<Self> {
+    pub(crate) fn from_value(value: f64) -> Option<Self> {
         (0.0..=1.0).contains(&value).then(|| Self {
             per_mille: (value * 1000.0).round() as u16,
         })
     }
 
     /// The score, from 0 to 1.
-    pub fn value(self) -> f64 {
+    pub(crate) fn value(self) -> f64 {
         f64::from(self.per_mille) / 1000.0
     }
 }

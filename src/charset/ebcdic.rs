@@ -27,7 +27,7 @@ pub enum EbcdicCodePage {
 
 impl EbcdicCodePage {
     /// The name Perl's Encode uses for this code page.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Cp037 => "cp37",
             Self::Cp500 => "cp500",
@@ -67,13 +67,13 @@ impl EbcdicCodePage {
     }
 
     /// The EBCDIC byte for `c`, or `None` if the code page cannot encode it.
-    pub fn encode_char(self, c: char) -> Option<u8> {
+    pub(crate) fn encode_char(self, c: char) -> Option<u8> {
         let latin1 = u8::try_from(u32::from(c)).ok()?;
         Some(self.encoding_table()[usize::from(latin1)])
     }
 
     /// Every byte sequence is valid in a single-byte EBCDIC code page.
-    pub fn decode(self, bytes: &[u8]) -> Decoded {
+    pub(crate) fn decode(self, bytes: &[u8]) -> Decoded {
         let table = self.decoding_table();
         Decoded {
             text: bytes
@@ -86,7 +86,7 @@ impl EbcdicCodePage {
 }
 
 /// Encodes one character as UTF-EBCDIC.
-pub fn utf_ebcdic_encode_char(c: char) -> Vec<u8> {
+pub(crate) fn utf_ebcdic_encode_char(c: char) -> Vec<u8> {
     i8_sequence(u32::from(c))
         .into_iter()
         .map(|i8_byte| I8_TO_UTF_EBCDIC[usize::from(i8_byte)])
@@ -94,7 +94,7 @@ pub fn utf_ebcdic_encode_char(c: char) -> Vec<u8> {
 }
 
 /// Decodes UTF-EBCDIC up to the first malformed or truncated sequence.
-pub fn utf_ebcdic_decode(bytes: &[u8]) -> Decoded {
+pub(crate) fn utf_ebcdic_decode(bytes: &[u8]) -> Decoded {
     let mut text = String::new();
     let mut i8_bytes = bytes.iter().map(|&b| UTF_EBCDIC_TO_I8[usize::from(b)]);
     while let Some(lead) = i8_bytes.next() {

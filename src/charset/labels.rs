@@ -23,7 +23,7 @@ pub enum KnownEncoding {
 
 impl KnownEncoding {
     /// Resolves a label (surrounding white space and case ignored); `None` if unknown.
-    pub fn for_label(label: &str) -> Option<Self> {
+    pub(crate) fn for_label(label: &str) -> Option<Self> {
         if let Some(encoding) = Encoding::for_label(label.trim().as_bytes()) {
             return Some(Self::Whatwg(encoding));
         }
@@ -35,7 +35,7 @@ impl KnownEncoding {
     }
 
     /// The canonical name (the WHATWG name, or `UTF-32LE`/`UTF-32BE`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Whatwg(encoding) => encoding.name(),
             Self::Utf32Le => "UTF-32LE",
@@ -44,7 +44,7 @@ impl KnownEncoding {
     }
 
     /// Whether ASCII bytes mean ASCII characters in this encoding.
-    pub fn is_ascii_compatible(self) -> bool {
+    pub(crate) fn is_ascii_compatible(self) -> bool {
         match self {
             Self::Whatwg(encoding) => encoding.is_ascii_compatible(),
             Self::Utf32Le | Self::Utf32Be => false,
@@ -80,12 +80,12 @@ pub enum LabelMeaning {
 
 impl LabelMeaning {
     /// The meaning of a WHATWG (or UTF-32) label, as [`KnownEncoding::for_label`] reads it.
-    pub fn of_label(label: &str) -> Self {
+    pub(crate) fn of_label(label: &str) -> Self {
         KnownEncoding::for_label(label).map_or(Self::Unknown, Self::Encoding)
     }
 
     /// The encoding, if the label names one.
-    pub fn encoding(self) -> Option<KnownEncoding> {
+    pub(crate) fn encoding(self) -> Option<KnownEncoding> {
         match self {
             Self::Encoding(encoding) => Some(encoding),
             Self::Uninterpreted | Self::Unknown => None,

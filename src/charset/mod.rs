@@ -4,9 +4,9 @@
 //! small routines that each read one kind of evidence (HTTP header, BOM, XML declaration, the
 //! first characters, `<meta>`) and answer with an encoding *and its source*, because "UTF-8
 //! from the header" and "UTF-8 from a BOM" survive different things. The second layer,
-//! [`policy`], is the rule set of validome's HTML validator on top: a fixed priority, every
+//! `policy`, is the rule set of validome's HTML validator on top: a fixed priority, every
 //! disagreement reported, no silent default. [`prescan`] adds what a browser does (WHATWG), to
-//! measure against the html5lib tests and to answer "what would a browser pick?"; [`whatwg`]
+//! measure against the html5lib tests and to answer "what would a browser pick?"; `whatwg`
 //! makes it a whole policy, with the declarations and conflicts of the first
 //! (`detect --whatwg`).
 //!
@@ -50,7 +50,7 @@
 //! `UTF-16LE`/`BE` → `Utf16Le`/`Utf16Be`, `UTF-32LE`/`BE` → `Utf32Le`/`Utf32Be`, `UTF-7` → `Utf7`,
 //! `UTF-EBCDIC` → `UtfEbcdic`, `cp37`/`cp500`/`cp1047` → `Ebcdic(..)`, others →
 //! `Whatwg(&Encoding)`; [`Suspect::from_name`] parses them |
-//! | `%MAP`, `_get_character_map` | [`Suspect::encode_char`], [`Suspect::byte_order_mark`] |
+//! | `%MAP`, `_get_character_map` | [`Suspect::encode_char`], `Suspect::byte_order_mark` |
 //! | `decode(..., FB_CROAK)` / `decode(..., FB_QUIET)` | [`Suspect::decode_strict`] /
 //! [`Suspect::decode_prefix`] |
 //! | list context `(source => [encodings])` | [`SourcedEncoding`] (`source`, `encoding`,
@@ -90,7 +90,7 @@ mod http;
 mod http_message;
 mod labels;
 mod meta;
-pub mod policy;
+pub(crate) mod policy;
 pub mod prescan;
 mod ranking;
 mod source;
@@ -98,7 +98,7 @@ mod sql;
 mod survey;
 mod suspect;
 mod utf7;
-pub mod whatwg;
+pub(crate) mod whatwg;
 mod xml;
 
 pub use crate::sql::{MAX_STATEMENT_BYTES, SqlDialect};

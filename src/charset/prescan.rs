@@ -16,7 +16,7 @@ use rustc_hash::FxHashSet as HashSet;
 use super::source::Source;
 
 /// How many bytes the prescan looks at.
-pub const PRESCAN_LIMIT: usize = 1024;
+pub(crate) const PRESCAN_LIMIT: usize = 1024;
 
 /// A browser's choice of encoding before parsing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +27,7 @@ pub struct Html5Encoding {
     pub source: Source,
 }
 
-/// BOM sniffing, then [`prescan_meta`] over the first [`PRESCAN_LIMIT`] bytes, then the
+/// BOM sniffing, then [`prescan_meta`] over the first `PRESCAN_LIMIT` bytes, then the
 /// windows-1252 default.
 pub fn encoding_from_html5_prescan(document: &[u8]) -> Html5Encoding {
     if let Some((encoding, _)) = Encoding::for_bom(document) {

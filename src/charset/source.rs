@@ -38,7 +38,7 @@ pub enum Source {
 
 impl Source {
     /// The lowercase name used in reports and JSON.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Protocol => "protocol",
             Self::Bom => "bom",
@@ -72,7 +72,7 @@ pub struct SourcedEncoding {
 
 impl SourcedEncoding {
     /// Builds an answer from candidates ordered best first; `None` if there are none.
-    pub fn from_candidates(source: Source, candidates: Vec<String>) -> Option<Self> {
+    pub(crate) fn from_candidates(source: Source, candidates: Vec<String>) -> Option<Self> {
         let mut candidates = candidates.into_iter();
         let encoding = candidates.next()?;
         Some(Self {

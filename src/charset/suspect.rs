@@ -101,7 +101,7 @@ impl Suspect {
     }
 
     /// Wraps an `encoding_rs` encoding, preferring the variants implemented here.
-    pub fn from_whatwg(encoding: &'static Encoding) -> Self {
+    pub(crate) fn from_whatwg(encoding: &'static Encoding) -> Self {
         if encoding == encoding_rs::UTF_8 {
             Self::Utf8
         } else if encoding == encoding_rs::UTF_16LE {
@@ -130,7 +130,7 @@ impl Suspect {
     }
 
     /// Whether this is UTF-16 or UTF-32, in which ASCII text is not ASCII bytes.
-    pub fn is_wide_unicode(self) -> bool {
+    pub(crate) fn is_wide_unicode(self) -> bool {
         matches!(
             self.normalized(),
             Self::Utf16Le | Self::Utf16Be | Self::Utf32Le | Self::Utf32Be
@@ -138,7 +138,7 @@ impl Suspect {
     }
 
     /// The byte order mark: U+FEFF in this encoding, if it can encode it.
-    pub fn byte_order_mark(self) -> Option<Vec<u8>> {
+    pub(crate) fn byte_order_mark(self) -> Option<Vec<u8>> {
         self.encode_char('\u{FEFF}')
     }
 

@@ -24,7 +24,7 @@ fn base64_value(byte: u8) -> Option<u32> {
 
 /// Encodes one character the way Perl's Encode does: directly if allowed, `+-` for `+`,
 /// otherwise as a shifted run closed with `-`.
-pub fn encode_char(c: char) -> Vec<u8> {
+pub(crate) fn encode_char(c: char) -> Vec<u8> {
     if c == '+' {
         return b"+-".to_vec();
     }
@@ -50,7 +50,7 @@ pub fn encode_char(c: char) -> Vec<u8> {
 }
 
 /// Decodes up to the first malformed or truncated sequence.
-pub fn decode(bytes: &[u8]) -> Decoded {
+pub(crate) fn decode(bytes: &[u8]) -> Decoded {
     let mut text = String::new();
     let mut pos = 0;
     while let Some(&byte) = bytes.get(pos) {

@@ -21,12 +21,14 @@ use super::inputs::{FILE_WINDOW, Prepared, Selection};
 use super::values::{AuditLevelArg, CharsetArg, FormatArg};
 use super::{Detection, Outcome};
 use crate::Error;
-use crate::api::{FixOutcome, Fixer, NotUtf8, Repaired, Settings, Skip, Target, Transcode};
+use crate::api::{
+    FixOutcome, Fixer, NotUtf8, Repaired, Settings, Skip, Target, Transcode, Transcoding,
+};
 use crate::dump::Definitions;
 use crate::engine::transcode::{OnMalformed, Transcoded};
 use crate::engine::walk::{Found, RunOutputs};
 use crate::engine::{self, Input, Written};
-use crate::mojibake::Counts;
+use crate::mojibake::{Counts, Readings};
 use crate::report::{self, thousands};
 
 #[derive(Args, Clone, Debug)]
@@ -146,26 +148,11 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
     };
-    if let Some(suffix) = &args.backup
-        && !args.dry_run
-    {
-        let files = prepared
-            .found
-            .iter()
-            .filter_map(|found| match &found.input {
-                Input::File(path) => Some(path.as_path()),
-                Input::Stream(_) => None,
-            });
-        if let Err(error) = engine::check_backups(files, suffix) {
-            return Outcome::failed(&error);
-        }
+    if let Err(error) = check_backups(args, &prepared) {
+        return Outcome::failed(&error);
     }
-    let single_output = !args.in_place && args.output_dir.is_none() && !args.dry_run;
-    if single_output && prepared.found.len() > 1 {
-        outcome.error(&Error::Usage(
-            "several inputs need --in-place or --output-dir (one output cannot hold them apart)"
-                .into(),
-        ));
+    if let Err(error) = check_single_output(args, &prepared) {
+        outcome.error(&error);
         return outcome;
     }
     if let Some(dir) = &args.output_dir
@@ -178,103 +165,176 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         Ok(fixer) => fixer,
         Err(error) => return Outcome::failed(&error),
     };
-    let readings = fixer.readings();
-    let mut total = Counts::default();
-    let (mut files, mut rewritten, mut skipped, mut transcoded) = (0u64, 0u64, 0u64, 0u64);
-    let mut charsets_in_schema_dump = false;
-    'inputs: for window in prepared.found.chunks(FILE_WINDOW) {
-        let fix = |found| fix_one(args, &fixer, &prepared, found);
-        let results: Vec<Result<FixOutcome, Error>> = prepared.pool.install(|| {
-            match fixer.audited() {
-                // The log is one stream, in input order: audited files go one after the other
-                // (each file's blocks are still scanned on the pool's threads).
-                true => window.iter().map(fix).collect(),
-                false => window.par_iter().map(fix).collect(),
-            }
-        });
-        for (found, result) in window.iter().zip(results) {
-            let name = found.input.display_path().display().to_string();
-            match result {
-                Ok(FixOutcome::Repaired(repaired)) => {
-                    let Repaired {
-                        counts,
-                        written,
-                        dump,
-                        refusal,
-                        charsets_in_schema_dump: out_of_reach,
-                    } = *repaired;
-                    charsets_in_schema_dump |= out_of_reach;
-                    files += 1;
-                    rewritten += u64::from(written == Written::Replaced && !args.dry_run);
-                    let what = match (args.dry_run, written) {
-                        (true, _) if counts.double_encoded > 0 => "would repair ",
-                        (true, _) => "nothing to repair in ",
-                        (false, Written::Unchanged) => "unchanged ",
-                        (false, Written::Replaced) => "",
-                    };
-                    if !args.selection.quiet {
-                        eprint!("{what}{}", report::counts_text(readings, &name, &counts, 5));
-                        if let Some(dump) = &dump {
-                            eprint!("{}", dump.text(readings, true));
-                        }
-                    }
-                    if let Some(refusal) = refusal {
-                        // Told even with -q: what `fix` would refuse.
-                        eprintln!("{name}: warning: {refusal}");
-                    }
-                    total.merge(counts);
-                }
-                Ok(FixOutcome::Transcoded(transcoding)) => {
-                    files += 1;
-                    transcoded += 1;
-                    let written = transcoding.written;
-                    rewritten += u64::from(written == Written::Replaced && !args.dry_run);
-                    if !args.selection.quiet {
-                        let note = match transcoding.dump {
-                            true => DUMP_AFTER_TRANSCODING,
-                            false => "",
-                        };
-                        let done = &transcoding.done;
-                        eprint!("{}{note}", transcoded_text(&name, done, args.dry_run));
-                    }
-                }
-                Ok(FixOutcome::Skipped { why, written }) => {
-                    // Not processed as asked: the exit status says so, and the warning is
-                    // told even with -q, which silences summaries, not warnings.
-                    skipped += 1;
-                    outcome.found = true;
-                    eprintln!("{}", skipped_text(&name, &why, written, args.dry_run));
-                }
-                Err(error) => {
-                    if outcome.stop_or_report(&error) {
-                        break 'inputs;
-                    }
-                }
-            }
-        }
-    }
+    let mut tally = Tally::default();
+    tally.fix_all(args, &fixer, &prepared, &mut outcome);
     prepared.finish();
-    if charsets_in_schema_dump
+    if tally.charsets_in_schema_dump
         && let Some(definitions) = &schema
         && definitions.latin1_declarations() > 0
     {
         eprint!("{}", schema_dump_charsets_note(definitions));
     }
-    if files + skipped > 1 && !args.selection.quiet {
-        let converted = match args.transcode {
-            true => format!("{transcoded} transcoded, "),
-            false => String::new(),
-        };
-        let name = format!(
-            "total ({}, {rewritten} written, {converted}{skipped} skipped)",
-            report::count(files, "file")
-        );
-        eprint!("{}", report::counts_text(readings, &name, &total, 5));
-    }
+    tally.tell_total(args, fixer.readings());
     if let Err(error) = fixer.finish() {
         outcome.error(&error);
     }
     outcome
+}
+
+/// Refuses, with `--backup`, a backup path that exists or is another input, before anything
+/// is written (a dry run writes no backup).
+fn check_backups(args: &FixArgs, prepared: &Prepared) -> Result<(), Error> {
+    let Some(suffix) = &args.backup else {
+        return Ok(());
+    };
+    if args.dry_run {
+        return Ok(());
+    }
+    let files = prepared
+        .found
+        .iter()
+        .filter_map(|found| match &found.input {
+            Input::File(path) => Some(path.as_path()),
+            Input::Stream(_) => None,
+        });
+    engine::check_backups(files, suffix)
+}
+
+/// Refuses several inputs for the one output (`-o` or standard output).
+fn check_single_output(args: &FixArgs, prepared: &Prepared) -> Result<(), Error> {
+    let single_output = !args.in_place && args.output_dir.is_none() && !args.dry_run;
+    if single_output && prepared.found.len() > 1 {
+        return Err(Error::Usage(
+            "several inputs need --in-place or --output-dir (one output cannot hold them apart)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// What `fix` made of its inputs so far, for the total line.
+#[derive(Default)]
+struct Tally {
+    total: Counts,
+    files: u64,
+    rewritten: u64,
+    skipped: u64,
+    transcoded: u64,
+    /// Some dump fixed with `--convert-charset` has tables a `--schema` dump defines.
+    charsets_in_schema_dump: bool,
+}
+
+impl Tally {
+    /// Fixes every input, a window of them at a time on the pool, and tells what became of
+    /// each, in input order; stops when the output is closed.
+    fn fix_all(
+        &mut self,
+        args: &FixArgs,
+        fixer: &Fixer,
+        prepared: &Prepared,
+        outcome: &mut Outcome,
+    ) {
+        let readings = fixer.readings();
+        for window in prepared.found.chunks(FILE_WINDOW) {
+            let fix = |found| fix_one(args, fixer, prepared, found);
+            let results: Vec<Result<FixOutcome, Error>> = prepared.pool.install(|| {
+                match fixer.audited() {
+                    // The log is one stream, in input order: audited files go one after the other
+                    // (each file's blocks are still scanned on the pool's threads).
+                    true => window.iter().map(fix).collect(),
+                    false => window.par_iter().map(fix).collect(),
+                }
+            });
+            for (found, result) in window.iter().zip(results) {
+                let name = found.input.display_path().display().to_string();
+                match result {
+                    Ok(FixOutcome::Repaired(repaired)) => {
+                        self.repaired(args, readings, &name, *repaired);
+                    }
+                    Ok(FixOutcome::Transcoded(transcoding)) => {
+                        self.transcoded(args, &name, &transcoding);
+                    }
+                    Ok(FixOutcome::Skipped { why, written }) => {
+                        // Not processed as asked: the exit status says so, and the warning is
+                        // told even with -q, which silences summaries, not warnings.
+                        self.skipped += 1;
+                        outcome.found = true;
+                        eprintln!("{}", skipped_text(&name, &why, written, args.dry_run));
+                    }
+                    Err(error) => {
+                        if outcome.stop_or_report(&error) {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Counts and tells an input repaired (or with nothing to repair).
+    fn repaired(&mut self, args: &FixArgs, readings: &Readings, name: &str, repaired: Repaired) {
+        let Repaired {
+            counts,
+            written,
+            dump,
+            refusal,
+            charsets_in_schema_dump: out_of_reach,
+        } = repaired;
+        self.charsets_in_schema_dump |= out_of_reach;
+        self.files += 1;
+        self.rewritten += u64::from(written == Written::Replaced && !args.dry_run);
+        let what = match (args.dry_run, written) {
+            (true, _) if counts.double_encoded > 0 => "would repair ",
+            (true, _) => "nothing to repair in ",
+            (false, Written::Unchanged) => "unchanged ",
+            (false, Written::Replaced) => "",
+        };
+        if !args.selection.quiet {
+            eprint!("{what}{}", report::counts_text(readings, name, &counts, 5));
+            if let Some(dump) = &dump {
+                eprint!("{}", dump.text(readings, true));
+            }
+        }
+        if let Some(refusal) = refusal {
+            // Told even with -q: what `fix` would refuse.
+            eprintln!("{name}: warning: {refusal}");
+        }
+        self.total.merge(counts);
+    }
+
+    /// Counts and tells an input converted to UTF-8.
+    fn transcoded(&mut self, args: &FixArgs, name: &str, transcoding: &Transcoding) {
+        self.files += 1;
+        self.transcoded += 1;
+        let written = transcoding.written;
+        self.rewritten += u64::from(written == Written::Replaced && !args.dry_run);
+        if !args.selection.quiet {
+            let note = match transcoding.dump {
+                true => DUMP_AFTER_TRANSCODING,
+                false => "",
+            };
+            let done = &transcoding.done;
+            eprint!("{}{note}", transcoded_text(name, done, args.dry_run));
+        }
+    }
+
+    /// The total line, after more than one input.
+    fn tell_total(&self, args: &FixArgs, readings: &Readings) {
+        if self.files + self.skipped <= 1 || args.selection.quiet {
+            return;
+        }
+        let converted = match args.transcode {
+            true => format!("{} transcoded, ", self.transcoded),
+            false => String::new(),
+        };
+        let name = format!(
+            "total ({}, {} written, {converted}{} skipped)",
+            report::count(self.files, "file"),
+            self.rewritten,
+            self.skipped
+        );
+        eprint!("{}", report::counts_text(readings, &name, &self.total, 5));
+    }
 }
 
 /// The fixer the arguments ask for, judging and reading inputs as `settings` say.

@@ -78,7 +78,7 @@ const REACH: usize = 16 * 1024;
 /// each is declared.
 #[derive(Debug, Default)]
 pub(crate) struct LaterKeys {
-    /// By table, as [`ddl::table_key`] names it: the offsets of the entries, in order, and the
+    /// By table, as `ddl::tokens::table_key` names it: the offsets of the entries, in order, and the
     /// key's columns.
     by_table: HashMap<String, Vec<(u64, Vec<String>)>>,
 }
@@ -87,7 +87,7 @@ impl LaterKeys {
     /// The key of `table` whose `CREATE TABLE` lies at `offset`: the first declared after it.
     /// Not simply the table's key: a `pg_dumpall` file holds one dump per database, each with
     /// tables of the same names, whose keys come after their own data.
-    pub fn after(&self, table: &str, offset: u64) -> Option<&[String]> {
+    pub(crate) fn after(&self, table: &str, offset: u64) -> Option<&[String]> {
         let keys = self.by_table.get(table)?;
         let first_after = keys.partition_point(|&(at, _)| at <= offset);
         keys.get(first_after).map(|(_, key)| key.as_slice())

@@ -5,7 +5,7 @@
 //! bytes may look double-encoded by pure chance (or because they are UTF-8 text stored as a
 //! blob): repairing them would corrupt the data. Its numbers, names, comments and DDL are not
 //! what a latin1 connection garbled. So in a dump, the scanner judges runs as it always does,
-//! but a repair only lands inside the value of a text column ([`ColumnKind::Text`], as the
+//! but a repair only lands inside the value of a text column (`ColumnKind::Text`, as the
 //! `CREATE TABLE` declares it) or a string literal of the DDL that is text; every other byte is
 //! written as it was read. The DDL's text literals are those a schema created through the same
 //! wrong connection holds as garbled as the data, and that must be repaired with it for the
@@ -22,12 +22,12 @@
 //! - `lexer.rs`: walks the dump in order, block by block, keeping its state from one block to
 //!   the next (a `CREATE TABLE` over several lines, a `COPY` block, a value in a line of many
 //!   megabytes), and says where each value is and to which table, column and row it belongs.
-//!   Built on [`crate::sql`]'s tokenizer (the two dialects' lexical rules), `ddl.rs` (statements read whole)
+//!   Built on `crate::sql`'s tokenizer (the two dialects' lexical rules), `ddl` (statements read whole)
 //!   and `schema.rs` (tables and column kinds).
 //! - `sink.rs`: between the scanner and the output: passes runs inside text values on as
 //!   found, and every other run as left alone; counts per column; writes the repair; tells the
 //!   audit log ([`DumpAudit`]) every change with the table, column and row it lies in.
-//! - [`report`]: the per-table, per-column view of `scan` (text and JSON), and [`RowId`] and
+//! - `report`: the per-table, per-column view of `scan` (text and JSON), and [`RowId`] and
 //!   [`Cell`], the way both `scan` and the audit log name a row and a value in it.
 //! - `later_keys.rs`: a look at the end of a full `pg_dump` file, before it is lexed, for the
 //!   primary keys it declares only after its data, so that `scan` and the audit log name its
@@ -58,7 +58,7 @@
 //! own, and a server that cannot store a character refuses the row loudly: nothing is refused.
 //!
 //! A dump that holds only data (`mariadb-dump --no-create-info`, `pg_dump --data-only`) has no
-//! `CREATE TABLE` to say which columns hold text: [`Definitions`] reads them from dumps of its
+//! `CREATE TABLE` to say which columns hold text: `Definitions` reads them from dumps of its
 //! schema (`--schema`), and the lexer starts from those tables.
 //!
 //! The dump is read sequentially (the lexer's state runs from one block to the next): on two
@@ -68,7 +68,7 @@ pub(crate) mod ddl;
 mod definitions;
 mod later_keys;
 mod lexer;
-pub mod report;
+pub(crate) mod report;
 mod schema;
 mod sink;
 
@@ -81,11 +81,11 @@ pub use definitions::Definitions;
 pub use report::{
     Cell, ColumnRecord, ColumnReport, DumpRecord, DumpReport, RowId, TableRecord, TableReport,
 };
-pub use schema::ColumnKind;
+pub(crate) use schema::ColumnKind;
 pub use sink::DumpAudit;
 
 use crate::engine::blocks::BLOCK_SIZE;
-use crate::engine::transcode::{self, TextKind};
+use crate::engine::classify::{self, TextKind};
 use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::{DumpErrorKind, Error};
 use crate::mojibake::{Counts, RecordedScan, Scanner, ScopedValue};
@@ -148,7 +148,7 @@ fn loads_into(convert_charset: Option<Charset>, keep_charset: bool, charset: &st
 /// A text column stored in a single-byte character set, into which a fix writes repaired text
 /// that the character set may not hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unloadable {
+pub(crate) struct Unloadable {
     pub table: String,
     pub column: String,
     pub charset: String,
@@ -202,7 +202,7 @@ fn unloadable_in(
 
 /// Why a fix of a dump holding repairs into `columns` (not empty) is refused, and what to do:
 /// the text of the refusal, and of `--dry-run`'s warning.
-pub fn unloadable_text(columns: &[Unloadable]) -> String {
+pub(crate) fn unloadable_text(columns: &[Unloadable]) -> String {
     let mut named: Vec<String> = columns
         .iter()
         .take(COLUMNS_NAMED)
@@ -234,7 +234,7 @@ pub fn unloadable_text(columns: &[Unloadable]) -> String {
 
 /// How far into an input its header is looked for: dump tools write it on the first lines
 /// (MariaDB's after a `/*M!999999\- enable the sandbox mode */` line).
-pub const HEADER_LIMIT: usize = 4096;
+pub(crate) const HEADER_LIMIT: usize = 4096;
 
 /// The dialect a dump's header names, if the head of the input is one.
 pub fn dialect_from_header(head: &[u8]) -> Option<SqlDialect> {
@@ -268,7 +268,7 @@ fn guess_dialect(head: &[u8]) -> SqlDialect {
 }
 
 /// Whether `input` is read as a dump under `format`, and in which dialect.
-pub fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDialect>, Error> {
+pub(crate) fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDialect>, Error> {
     if format == Format::Text {
         return Ok(None);
     }
@@ -280,18 +280,18 @@ pub fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDialect>, E
     })
 }
 
-/// Tells what the dump `input` is, as [`transcode::classify`] tells any input, by the same rule
+/// Tells what the dump `input` is, as [`classify::classify`] tells any input, by the same rule
 /// on the same head, except that the bytes inside its binary values are not text: a dump
 /// whose blobs hold raw bytes (`mariadb-dump` without `--hex-blob`) is still UTF-8 where it
 /// holds text. The head is lexed as the dump's own pass would lex it (with the tables of the
 /// `--schema` dumps), so the verdict comes before any output is written, for every
 /// destination, and the same for a file and for a stream. A head the lexer cannot read is left
 /// for the pass, which reports where it stops.
-pub fn classify(input: &Input, options: &DumpOptions) -> Result<TextKind, Error> {
-    if let Some(kind) = transcode::classify_structure(input)? {
+pub(crate) fn classify(input: &Input, options: &DumpOptions) -> Result<TextKind, Error> {
+    if let Some(kind) = classify::classify_structure(input)? {
         return Ok(kind);
     }
-    let head = input.head(transcode::JUDGED_HEAD)?;
+    let head = input.head(classify::JUDGED_HEAD)?;
     if simdutf8::basic::from_utf8(&head).is_ok() {
         return Ok(TextKind::Utf8);
     }
@@ -299,7 +299,7 @@ pub fn classify(input: &Input, options: &DumpOptions) -> Result<TextKind, Error>
     let mut buffer = LexedBuffer::new();
     let mut observed = Counts::default();
     // The whole dump when the head is shorter than its limit: then it is lexed to its end.
-    let whole = head.len() < transcode::JUDGED_HEAD;
+    let whole = head.len() < classify::JUDGED_HEAD;
     for (bytes, last) in [(&head[..], false), (&[][..], true)] {
         if last && !whole {
             break;
@@ -312,7 +312,7 @@ pub fn classify(input: &Input, options: &DumpOptions) -> Result<TextKind, Error>
     }
     Ok(match observed.first_invalid_offset {
         None => TextKind::Utf8,
-        Some(first_invalid) => transcode::judge_head(&head, first_invalid),
+        Some(first_invalid) => classify::judge_head(&head, first_invalid),
     })
 }
 
@@ -520,10 +520,8 @@ fn process<W: Write>(
     // pays for no look for keys ahead of the data (its summary, which shows an example row,
     // may name it by number).
     let names_rows = repair.as_ref().is_none_or(|r| r.audit.is_some());
-    let (mut out, mut audit) = match repair {
-        Some(Repair { out, audit, .. }) => (Some(out), audit),
-        None => (None, None),
-    };
+    let mut consumer = Consumer::new(input, options, out_path, repair);
+    let (writes, audited) = (consumer.out.is_some(), consumer.audit.is_some());
     let (send, receive) = mpsc::sync_channel::<LexedBuffer>(1);
     // Room for every buffer that can be alive at once (being lexed, sent, scanned ahead), so
     // that none is dropped and another allocated, its pages faulted in afresh.
@@ -531,10 +529,6 @@ fn process<W: Write>(
     let (give_back, recycle) = mpsc::sync_channel::<LexedBuffer>(alive);
     let mut head = Vec::new();
     let head_out = &mut head;
-    let write_error = |source| Error::Write {
-        path: out_path.to_path_buf(),
-        source,
-    };
     let (read, written) = std::thread::scope(|scope| {
         // The reader owns the sending end: when it stops, for whatever reason, the loop
         // below ends.
@@ -543,94 +537,14 @@ fn process<W: Write>(
                 scanner, input, options, engine, names_rows, send, recycle, head_out, head_limit,
             )
         });
-        let mut findings = Findings::default();
-        let mut tables = Vec::new();
-        let writes = out.is_some();
-        let audited = audit.is_some();
-        let failure = |failed| match failed {
-            Failed::Output(source) => write_error(source),
-            Failed::Audit(error) => error,
-        };
-        // The scanner's work, the dearest part, is done on the pool's threads, buffers in
-        // parallel, and so is the sink's unless it tells an audit log: into findings and an
-        // output of the buffer's own, merged and written here in order. An audit log is told
-        // from start to end, in order, with the names of the cells: then the scan's runs are
-        // replayed here into the one sink.
         let written = engine::in_order_in_parallel(
             receive.iter(),
             // One buffer per thread: each is much larger than its bytes (a span per value),
             // so they are most of the memory, and two per thread measured no faster.
             1,
-            |mut buffer: LexedBuffer| {
-                let mut observed = Counts::default();
-                observe_text(&mut observed, &buffer);
-                buffer.scan.record_again(scanner, &buffer.bytes);
-                lend_columns(scanner, &mut buffer);
-                if audited {
-                    return Ok((buffer, observed, None));
-                }
-                buffer.repaired.clear();
-                let out = writes.then_some(&mut buffer.repaired);
-                let part =
-                    findings_of(&buffer.lexed, &buffer.scan, &buffer.bytes, buffer.base, out)
-                        .map_err(failure)?;
-                Ok((buffer, observed, Some(Box::new(part))))
-            },
-            |(mut buffer, observed, sunk)| {
-                findings.counts.merge(observed);
-                findings.edits += buffer.lexed.edits.len() as u64;
-                tables.append(&mut buffer.tables);
-                // Nothing of a buffer that repairs text into a column that cannot hold it is
-                // written: the fix stops before it.
-                if writes {
-                    let unloadable = match &sunk {
-                        Some(part) => unloadable_in(part, &tables, options),
-                        None if refusable(&tables, options) => {
-                            let part = findings_of(
-                                &buffer.lexed,
-                                &buffer.scan,
-                                &buffer.bytes,
-                                buffer.base,
-                                None,
-                            )
-                            .map_err(failure)?;
-                            unloadable_in(&part, &tables, options)
-                        }
-                        None => Vec::new(),
-                    };
-                    if !unloadable.is_empty() {
-                        return Err(Error::Usage(format!(
-                            "{}: refused: {}; nothing of these columns was written",
-                            input.display_path().display(),
-                            unloadable_text(&unloadable)
-                        )));
-                    }
-                }
-                match sunk {
-                    Some(part) => {
-                        findings.merge(*part);
-                        if let Some(out) = out.as_deref_mut() {
-                            out.write_all(&buffer.repaired).map_err(write_error)?;
-                        }
-                    }
-                    None => {
-                        let mut sink = DumpSink::new(
-                            &buffer.lexed,
-                            &mut findings,
-                            buffer.base,
-                            out.as_deref_mut(),
-                            // A shorter borrow of the log, for this buffer only.
-                            audit
-                                .as_mut()
-                                .map(|audit| &mut **audit as &mut dyn DumpAudit),
-                            &tables,
-                        );
-                        buffer
-                            .scan
-                            .replay(&buffer.bytes, &mut sink)
-                            .map_err(failure)?;
-                    }
-                }
+            |buffer| scan_buffer(scanner, buffer, writes, audited, out_path),
+            |scanned| {
+                let buffer = consumer.take(scanned)?;
                 let _ = give_back.try_send(buffer);
                 Ok(())
             },
@@ -639,15 +553,180 @@ fn process<W: Write>(
         let read = reader
             .join()
             .unwrap_or_else(|_| Err(Error::Internal("the dump reader crashed".into())));
-        (read, written.map(|()| findings))
+        (read, written.map(|()| consumer))
     });
-    let findings = written?;
+    let consumer = written?;
     let lexer = read?;
-    if let Some(out) = out {
-        out.flush().map_err(write_error)?;
-    }
+    let findings = consumer.finish()?;
     let report = DumpReport::new(options.dialect, lexer.schema, findings);
     Ok((report, head))
+}
+
+/// A buffer as the pool's threads leave it: what its text holds, and, unless an audit log is
+/// told, its findings (its repaired bytes, when they are written, in `repaired`).
+type Scanned = (LexedBuffer, Counts, Option<Box<Findings>>);
+
+/// The scanner's work on a buffer, the dearest part, done on the pool's threads, buffers in
+/// parallel; and so is the sink's unless it tells an audit log: into findings and an output of
+/// the buffer's own, merged and written in order by the [`Consumer`]. An audit log is told
+/// from start to end, in order, with the names of the cells: then the scan's runs are replayed
+/// there into the one sink.
+fn scan_buffer(
+    scanner: &Scanner,
+    mut buffer: LexedBuffer,
+    writes: bool,
+    audited: bool,
+    out_path: &Path,
+) -> Result<Scanned, Error> {
+    let mut observed = Counts::default();
+    observe_text(&mut observed, &buffer);
+    buffer.scan.record_again(scanner, &buffer.bytes);
+    lend_columns(scanner, &mut buffer);
+    if audited {
+        return Ok((buffer, observed, None));
+    }
+    buffer.repaired.clear();
+    let out = writes.then_some(&mut buffer.repaired);
+    let part = findings_of(&buffer.lexed, &buffer.scan, &buffer.bytes, buffer.base, out)
+        .map_err(|failed| failure(failed, out_path))?;
+    Ok((buffer, observed, Some(Box::new(part))))
+}
+
+/// The error of a failed write to `out_path`.
+fn write_error(out_path: &Path, source: io::Error) -> Error {
+    Error::Write {
+        path: out_path.to_path_buf(),
+        source,
+    }
+}
+
+/// The error of a dump that could not be written to `out_path`, or logged.
+fn failure(failed: Failed, out_path: &Path) -> Error {
+    match failed {
+        Failed::Output(source) => write_error(out_path, source),
+        Failed::Audit(error) => error,
+    }
+}
+
+/// The end of a dump's processing on the thread that writes: the buffers come scanned, in
+/// input order, and are merged, checked, written and logged here.
+struct Consumer<'a, 'd, W> {
+    input: &'a Input,
+    options: &'a DumpOptions,
+    out_path: &'a Path,
+    out: Option<&'a mut W>,
+    audit: Option<&'a mut (dyn DumpAudit + 'd)>,
+    findings: Findings,
+    tables: Vec<TableNames>,
+}
+
+impl<'a, 'd, W: Write> Consumer<'a, 'd, W> {
+    /// Nothing merged yet; writing to the output of `repair` (named `out_path`) and telling its
+    /// log, if any.
+    fn new(
+        input: &'a Input,
+        options: &'a DumpOptions,
+        out_path: &'a Path,
+        repair: Option<Repair<'a, 'd, W>>,
+    ) -> Self {
+        let (out, audit) = match repair {
+            Some(Repair { out, audit, .. }) => (Some(out), audit),
+            None => (None, None),
+        };
+        Consumer {
+            input,
+            options,
+            out_path,
+            out,
+            audit,
+            findings: Findings::default(),
+            tables: Vec::new(),
+        }
+    }
+
+    /// Takes in the next buffer: its counts and tables, then its findings and repaired bytes,
+    /// or the replay of its runs into the audited sink. Gives the buffer back, to be reused.
+    fn take(&mut self, (mut buffer, observed, sunk): Scanned) -> Result<LexedBuffer, Error> {
+        self.findings.counts.merge(observed);
+        self.findings.edits += buffer.lexed.edits.len() as u64;
+        self.tables.append(&mut buffer.tables);
+        // Nothing of a buffer that repairs text into a column that cannot hold it is
+        // written: the fix stops before it.
+        if self.out.is_some() {
+            self.refuse_unloadable(&buffer, sunk.as_deref())?;
+        }
+        match sunk {
+            Some(part) => {
+                self.findings.merge(*part);
+                if let Some(out) = self.out.as_deref_mut() {
+                    out.write_all(&buffer.repaired)
+                        .map_err(|source| write_error(self.out_path, source))?;
+                }
+            }
+            None => self.replay(&buffer)?,
+        }
+        Ok(buffer)
+    }
+
+    /// Refuses `buffer` (whose findings are `sunk`, when the pool made them) if it repairs
+    /// text into a column whose character set cannot hold it.
+    fn refuse_unloadable(
+        &self,
+        buffer: &LexedBuffer,
+        sunk: Option<&Findings>,
+    ) -> Result<(), Error> {
+        let unloadable = match sunk {
+            Some(part) => unloadable_in(part, &self.tables, self.options),
+            None if refusable(&self.tables, self.options) => {
+                let part = findings_of(
+                    &buffer.lexed,
+                    &buffer.scan,
+                    &buffer.bytes,
+                    buffer.base,
+                    None,
+                )
+                .map_err(|failed| failure(failed, self.out_path))?;
+                unloadable_in(&part, &self.tables, self.options)
+            }
+            None => Vec::new(),
+        };
+        if unloadable.is_empty() {
+            return Ok(());
+        }
+        Err(Error::Usage(format!(
+            "{}: refused: {}; nothing of these columns was written",
+            self.input.display_path().display(),
+            unloadable_text(&unloadable)
+        )))
+    }
+
+    /// Replays the runs of `buffer` into the one sink that tells the audit log, in order.
+    fn replay(&mut self, buffer: &LexedBuffer) -> Result<(), Error> {
+        let mut sink = DumpSink::new(
+            &buffer.lexed,
+            &mut self.findings,
+            buffer.base,
+            self.out.as_deref_mut(),
+            // A shorter borrow of the log, for this buffer only.
+            self.audit
+                .as_mut()
+                .map(|audit| &mut **audit as &mut dyn DumpAudit),
+            &self.tables,
+        );
+        buffer
+            .scan
+            .replay(&buffer.bytes, &mut sink)
+            .map_err(|failed| failure(failed, self.out_path))
+    }
+
+    /// Flushes the output; the findings of the whole dump.
+    fn finish(self) -> Result<Findings, Error> {
+        if let Some(out) = self.out {
+            out.flush()
+                .map_err(|source| write_error(self.out_path, source))?;
+        }
+        Ok(self.findings)
+    }
 }
 
 /// Whether any column of `tables` is one a repair into would be refused under `options`.

@@ -291,13 +291,13 @@ impl DumpReport {
     }
 
     /// Whether a fix changes anything: a repair, or a character set rewrite.
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         self.counts.double_encoded > 0 || self.charset_edits > 0
     }
 
     /// The columns into which a fix with `convert_charset` and `keep_charset` repairs text that
     /// stays stored in a single-byte character set: what makes `fix` refuse to write the dump.
-    pub fn unloadable(
+    pub(crate) fn unloadable(
         &self,
         convert_charset: Option<Charset>,
         keep_charset: bool,
@@ -319,7 +319,7 @@ impl DumpReport {
 
     /// The warning of `scan` and `fix --dry-run` when a fix with `convert_charset` and
     /// `keep_charset` would refuse to write the dump ([`DumpReport::unloadable`]).
-    pub fn refusal_warning(
+    pub(crate) fn refusal_warning(
         &self,
         convert_charset: Option<Charset>,
         keep_charset: bool,
@@ -339,7 +339,7 @@ impl DumpReport {
 
     /// Whether the dump has rows for tables that only a `--schema` dump defines: their
     /// character sets are declared there, out of reach of `--convert-charset` on this dump.
-    pub fn has_rows_of_schema_dump_tables(&self) -> bool {
+    pub(crate) fn has_rows_of_schema_dump_tables(&self) -> bool {
         self.tables.iter().any(|table| table.from_schema_dump)
     }
 

@@ -32,7 +32,7 @@ pub enum ColumnKind {
 
 /// One column of a table.
 #[derive(Clone, Debug)]
-pub struct Column {
+pub(crate) struct Column {
     pub name: String,
     /// The type as declared, lower case, with its arguments (`varchar(255)`), at most 64 bytes.
     pub declared: String,
@@ -48,7 +48,7 @@ pub struct Column {
 
 /// One table, as its `CREATE TABLE` defines it.
 #[derive(Clone, Debug)]
-pub struct Table {
+pub(crate) struct Table {
     /// The name, qualified as the dump qualifies it (`public.t`, or `db.t` after `USE db`).
     pub name: String,
     pub columns: Vec<Column>,
@@ -69,28 +69,28 @@ impl Table {
     /// The character set the column at `index` stores its text in, as the dump declares it:
     /// its own, or its table's. `None` when neither says (every table of a `mysqldump` or
     /// `mariadb-dump` file names its own, as `SHOW CREATE TABLE` does), and in PostgreSQL.
-    pub fn storage(&self, index: usize) -> Option<&str> {
+    pub(crate) fn storage(&self, index: usize) -> Option<&str> {
         let column = self.columns.get(index)?;
         column.charset.as_deref().or(self.charset.as_deref())
     }
 
     /// The single-byte character set ([`is_single_byte`]) the column at `index` stores its
     /// text in, if it is a text column stored in one.
-    pub fn single_byte_text(&self, index: usize) -> Option<&str> {
+    pub(crate) fn single_byte_text(&self, index: usize) -> Option<&str> {
         let text = self.columns.get(index)?.kind == ColumnKind::Text;
         self.storage(index)
             .filter(|&name| text && is_single_byte(name))
     }
 
     /// Whether any column holds text.
-    pub fn has_text(&self) -> bool {
+    pub(crate) fn has_text(&self) -> bool {
         self.columns.iter().any(|c| c.kind == ColumnKind::Text)
     }
 
     /// The index of each of `names` among the columns (the first column of a name), through
     /// one map: a list of many names in a table of many columns (a key, an `INSERT`'s column
     /// list) is looked up in linear time.
-    pub fn column_indexes(&self, names: &[String]) -> Vec<Option<usize>> {
+    pub(crate) fn column_indexes(&self, names: &[String]) -> Vec<Option<usize>> {
         let mut by_name: HashMap<&str, usize> = HashMap::default();
         for (i, column) in self.columns.iter().enumerate() {
             by_name.entry(column.name.as_str()).or_insert(i);
@@ -106,7 +106,7 @@ impl Table {
 /// writes it (`public.mood`): what the values of a column of that type hold, and for a
 /// composite type, the columns that a typed table (`CREATE TABLE t OF some_type`) takes.
 #[derive(Clone, Debug, Default)]
-pub struct Types {
+pub(crate) struct Types {
     kinds: HashMap<String, ColumnKind>,
     composites: HashMap<String, Vec<Column>>,
 }
@@ -114,25 +114,25 @@ pub struct Types {
 impl Types {
     /// `name` is a type whose values hold `kind`: a domain over a type of that kind, an enum,
     /// a range or a base type (`ColumnKind::Other`).
-    pub fn define(&mut self, name: String, kind: ColumnKind) {
+    pub(crate) fn define(&mut self, name: String, kind: ColumnKind) {
         self.composites.remove(&name);
         self.kinds.insert(name, kind);
     }
 
     /// `name` is a composite type of these attributes: a column of it holds row literals
     /// (`ColumnKind::Other`: text and bytes side by side), a table of it has these columns.
-    pub fn define_composite(&mut self, name: String, attributes: Vec<Column>) {
+    pub(crate) fn define_composite(&mut self, name: String, attributes: Vec<Column>) {
         self.kinds.insert(name.clone(), ColumnKind::Other);
         self.composites.insert(name, attributes);
     }
 
     /// The kind of the values of the type `name`, if the dump created it.
-    pub fn kind(&self, name: &str) -> Option<ColumnKind> {
+    pub(crate) fn kind(&self, name: &str) -> Option<ColumnKind> {
         self.kinds.get(name).copied()
     }
 
     /// The attributes of the composite type `name`, if the dump created it.
-    pub fn attributes(&self, name: &str) -> Option<&[Column]> {
+    pub(crate) fn attributes(&self, name: &str) -> Option<&[Column]> {
         self.composites.get(name).map(Vec::as_slice)
     }
 
@@ -152,7 +152,7 @@ impl Types {
 /// A dump that holds only data (`mariadb-dump --no-create-info`, `pg_dump --data-only`) starts
 /// with the tables (and types) of a dump of its schema (`--schema`): the first `borrowed` ones.
 #[derive(Clone, Debug, Default)]
-pub struct Schema {
+pub(crate) struct Schema {
     pub tables: Vec<Table>,
     by_name: HashMap<String, usize>,
     pub borrowed: usize,
@@ -160,14 +160,14 @@ pub struct Schema {
 }
 
 impl Schema {
-    pub fn define(&mut self, table: Table) -> usize {
+    pub(crate) fn define(&mut self, table: Table) -> usize {
         let index = self.tables.len();
         self.by_name.insert(table.name.clone(), index);
         self.tables.push(table);
         index
     }
 
-    pub fn find(&self, name: &str) -> Option<usize> {
+    pub(crate) fn find(&self, name: &str) -> Option<usize> {
         self.by_name.get(name).copied()
     }
 
@@ -186,7 +186,7 @@ impl Schema {
     /// full `pg_dump` it comes after all the data: the lexer learns it ahead, from a look over
     /// the dump for such statements, `later_keys.rs`, and adds it here when the table is
     /// defined). A key naming a column the table lacks is not taken.
-    pub fn add_primary_key(&mut self, index: usize, key: &[String]) {
+    pub(crate) fn add_primary_key(&mut self, index: usize, key: &[String]) {
         let Some(table) = self.tables.get_mut(index) else {
             return;
         };
@@ -225,7 +225,7 @@ impl Schema {
     /// A borrowed table that data for `name` may have been meant for: one of the same name
     /// under another qualification (`shop.t` for `t`: one dump was made with `USE`, the other
     /// without).
-    pub fn namesake(&self, name: &str) -> Option<&str> {
+    pub(crate) fn namesake(&self, name: &str) -> Option<&str> {
         fn unqualified(name: &str) -> &str {
             name.rsplit('.').next().unwrap_or(name)
         }
@@ -239,7 +239,7 @@ impl Schema {
 
 /// The kind of a column from its type name (the first word, lower case) and the word after it
 /// (for MySQL's `LONG VARBINARY`).
-pub fn kind_of_type(dialect: SqlDialect, type_name: &str, next: &str) -> ColumnKind {
+pub(crate) fn kind_of_type(dialect: SqlDialect, type_name: &str, next: &str) -> ColumnKind {
     match dialect {
         SqlDialect::MySql => match type_name {
             "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext" | "enum"
@@ -263,27 +263,27 @@ pub fn kind_of_type(dialect: SqlDialect, type_name: &str, next: &str) -> ColumnK
 }
 
 /// Whether a MySQL character set name is `latin1`, the one `--convert-charset` replaces.
-pub fn is_latin1(name: &str) -> bool {
+pub(crate) fn is_latin1(name: &str) -> bool {
     name.eq_ignore_ascii_case("latin1")
 }
 
 /// The character set a MySQL collation belongs to: the part of its name before the first `_`
 /// (`latin1_swedish_ci`, `utf8mb4_0900_ai_ci`), as every collation is named; `binary` is its own.
-pub fn charset_of_collation(collation: &str) -> &str {
+pub(crate) fn charset_of_collation(collation: &str) -> &str {
     collation.split('_').next().unwrap_or(collation)
 }
 
 /// The MySQL and MariaDB character sets of one byte per character (`SHOW CHARACTER SET`, `Maxlen`
 /// 1), but `binary`, which holds bytes, not text: a column stored in one of them holds at most 256
 /// characters, so UTF-8 text loaded into it loses every character the set lacks.
-pub const SINGLE_BYTE_CHARSETS: [&str; 25] = [
+pub(crate) const SINGLE_BYTE_CHARSETS: [&str; 25] = [
     "armscii8", "ascii", "cp1250", "cp1251", "cp1256", "cp1257", "cp850", "cp852", "cp866", "dec8",
     "geostd8", "greek", "hebrew", "hp8", "keybcs2", "koi8r", "koi8u", "latin1", "latin2", "latin5",
     "latin7", "macce", "macroman", "swe7", "tis620",
 ];
 
 /// Whether a MySQL character set name is one of [`SINGLE_BYTE_CHARSETS`].
-pub fn is_single_byte(name: &str) -> bool {
+pub(crate) fn is_single_byte(name: &str) -> bool {
     SINGLE_BYTE_CHARSETS
         .iter()
         .any(|charset| charset.eq_ignore_ascii_case(name))
@@ -291,7 +291,7 @@ pub fn is_single_byte(name: &str) -> bool {
 
 /// The `utf8mb4` collation that sorts like the `latin1` one given, for `--convert-charset`;
 /// `None` for a collation of another character set.
-pub fn utf8mb4_collation(latin1: &str) -> Option<&'static str> {
+pub(crate) fn utf8mb4_collation(latin1: &str) -> Option<&'static str> {
     let lower = latin1.to_ascii_lowercase();
     let rest = lower.strip_prefix("latin1_")?;
     Some(match rest {

@@ -55,7 +55,7 @@ pub(crate) struct TableNames {
 }
 
 impl TableNames {
-    pub fn of(table: &Table) -> TableNames {
+    pub(crate) fn of(table: &Table) -> TableNames {
         let single_byte = (0..table.columns.len())
             .map(|c| table.single_byte_text(c).map(str::to_owned))
             .collect();
@@ -68,7 +68,7 @@ impl TableNames {
     }
 
     /// The name of the column at `index`.
-    pub fn column(&self, index: usize) -> Option<&str> {
+    pub(crate) fn column(&self, index: usize) -> Option<&str> {
         self.columns.get(index).map(String::as_str)
     }
 }
@@ -111,7 +111,7 @@ pub(crate) struct Findings {
 impl Findings {
     /// Adds the findings of the buffers that follow those of `self`, as if one sink had seen
     /// them all: the examples stay the earliest, and a broken cell that both saw counts once.
-    pub fn merge(&mut self, later: Findings) {
+    pub(crate) fn merge(&mut self, later: Findings) {
         if let Some((cell, table, column)) = later.first_broken_cell {
             let first = &mut self.first_broken_cell;
             first.get_or_insert((cell, table, column));
@@ -166,7 +166,7 @@ pub(crate) struct DumpSink<'a, W> {
 }
 
 impl<'a, W: Write> DumpSink<'a, W> {
-    pub fn new(
+    pub(crate) fn new(
         lexed: &'a Lexed,
         findings: &'a mut Findings,
         base: u64,

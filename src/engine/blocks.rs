@@ -13,13 +13,13 @@ use std::io::{self, Read};
 use crate::mojibake::Readings;
 
 /// Target size of one block.
-pub const BLOCK_SIZE: usize = 8 << 20;
+pub(crate) const BLOCK_SIZE: usize = 8 << 20;
 
 /// Length of the next block taken from the front of `rest`, the unread part of the input;
 /// `complete` says whether `rest` holds everything that is left. A block is at most
 /// `block_size` bytes, so the same input is cut the same way whether it arrives as a slice or
 /// in reads of any size.
-pub fn next_block_len(
+pub(crate) fn next_block_len(
     rest: &[u8],
     complete: bool,
     block_size: usize,
@@ -33,6 +33,7 @@ pub fn next_block_len(
 }
 
 /// Calls `each` with every block of `input` and its offset.
+#[cfg(test)]
 pub fn for_each_block_in<E>(
     input: &[u8],
     readings: &Readings,
@@ -52,7 +53,7 @@ pub fn for_each_block_in<E>(
 /// Reads `reader` to the end and calls `each` with every block and its offset in the input,
 /// cut exactly as [`for_each_block_in`] cuts the same bytes. A read error is returned with the
 /// offset reached.
-pub fn for_each_block_read<R: Read, E>(
+pub(crate) fn for_each_block_read<R: Read, E>(
     mut reader: R,
     readings: &Readings,
     block_size: usize,

@@ -85,7 +85,7 @@ impl AlignedChunk {
 /// write the rest and learn whether everything was written; dropping it without that stops the
 /// thread and leaves the file incomplete (which is what an error on the way wants: the
 /// temporary file is then removed).
-pub struct ChunkedWriter<'scope> {
+pub(crate) struct ChunkedWriter<'scope> {
     current: AlignedChunk,
     chunks_made: usize,
     /// To the writing thread; `None` once it has failed or been told to finish.
@@ -97,7 +97,7 @@ pub struct ChunkedWriter<'scope> {
 
 impl<'scope> ChunkedWriter<'scope> {
     /// Starts the writing thread in `scope`; `file` is written from its current position on.
-    pub fn start<'env>(
+    pub(crate) fn start<'env>(
         scope: &'scope Scope<'scope, 'env>,
         file: &'env File,
     ) -> ChunkedWriter<'scope> {
@@ -171,7 +171,7 @@ impl<'scope> ChunkedWriter<'scope> {
     }
 
     /// Writes what is left and waits until every byte has been handed to the file system.
-    pub fn finish(mut self) -> io::Result<()> {
+    pub(crate) fn finish(mut self) -> io::Result<()> {
         if self.current.len > 0 {
             let last = std::mem::replace(&mut self.current, AlignedChunk::unallocated());
             self.send(last)?;

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Change, Error};
 
 /// An input file opened before it is read, and what it was then.
-pub struct Identity {
+pub(crate) struct Identity {
     path: PathBuf,
     file: File,
     seen: Seen,
@@ -49,7 +49,7 @@ impl Seen {
 impl Identity {
     /// The identity of the regular file at `path`, or `None` for anything else (a stream has
     /// no content to compare, and is read once).
-    pub fn of(path: &Path) -> Result<Option<Identity>, Error> {
+    pub(crate) fn of(path: &Path) -> Result<Option<Identity>, Error> {
         let open_error = |source| Error::Open {
             path: path.to_path_buf(),
             source,
@@ -68,7 +68,7 @@ impl Identity {
     }
 
     /// Fails, naming the file, if it is no longer what it was when this was taken.
-    pub fn check(&self) -> Result<(), Error> {
+    pub(crate) fn check(&self) -> Result<(), Error> {
         let changed = |seen| Error::Changed {
             path: self.path.clone(),
             seen,

@@ -73,12 +73,12 @@ impl Input {
     }
 
     /// True for standard input itself (not a FIFO path).
-    pub fn is_stdin(&self) -> bool {
+    pub(crate) fn is_stdin(&self) -> bool {
         matches!(self, Input::Stream(stream) if stream.0.source == StreamSource::Stdin)
     }
 
     /// The name used in reports: the path, or `-` for standard input.
-    pub fn display_path(&self) -> PathBuf {
+    pub(crate) fn display_path(&self) -> PathBuf {
         match self {
             Input::File(path) => path.clone(),
             Input::Stream(stream) => stream.name(),
@@ -88,7 +88,7 @@ impl Input {
     /// The first `limit` bytes of the input (fewer when it is shorter), without consuming
     /// anything: a file is read from its start, a stream's head is buffered once and served
     /// from that buffer to every caller.
-    pub fn head(&self, limit: usize) -> Result<Vec<u8>, Error> {
+    pub(crate) fn head(&self, limit: usize) -> Result<Vec<u8>, Error> {
         match self {
             Input::File(path) => {
                 let open_error = |source| Error::Open {
@@ -156,7 +156,7 @@ impl Stream {
     }
 
     /// The name in reports: `-` for standard input, or the path given.
-    pub fn name(&self) -> PathBuf {
+    pub(crate) fn name(&self) -> PathBuf {
         match &self.0.source {
             StreamSource::Stdin => PathBuf::from("-"),
             StreamSource::Path(path) | StreamSource::Named(path) => path.clone(),
@@ -173,7 +173,7 @@ impl Stream {
     /// The first `limit` bytes (fewer if the stream ends before), read into the kept head as
     /// far as needed. Once the pass has started, the head read before it is all there is: what
     /// looks at the head during the pass asks for it before.
-    pub fn head(&self, limit: usize) -> Result<Vec<u8>, Error> {
+    pub(crate) fn head(&self, limit: usize) -> Result<Vec<u8>, Error> {
         let mut state = self.state()?;
         self.open(&mut state)?;
         let state = &mut *state;
@@ -208,7 +208,7 @@ impl Stream {
 
     /// The whole stream, from its first byte: the kept head, then the rest. A stream is read
     /// whole once; a second pass is an error naming it.
-    pub fn read_once(&self) -> Result<Box<dyn Read + Send>, Error> {
+    pub(crate) fn read_once(&self) -> Result<Box<dyn Read + Send>, Error> {
         let mut state = self.state()?;
         self.open(&mut state)?;
         if state.taken {

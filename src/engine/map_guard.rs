@@ -34,7 +34,7 @@ use std::ops::Deref;
 use memmap2::Mmap;
 
 /// A read-only memory map of a file, registered with the `SIGBUS` handler while it lives.
-pub struct GuardedMap {
+pub(crate) struct GuardedMap {
     map: Mmap,
     #[cfg(target_os = "linux")]
     slot: &'static linux::Slot,
@@ -44,7 +44,7 @@ impl GuardedMap {
     /// Registers `map`; gives it back when it cannot be guarded (no handler could be
     /// installed, or as many maps as the table holds are already guarded), for the caller to
     /// read the file instead.
-    pub fn new(map: Mmap) -> Result<GuardedMap, Mmap> {
+    pub(crate) fn new(map: Mmap) -> Result<GuardedMap, Mmap> {
         #[cfg(target_os = "linux")]
         {
             match linux::register(map.as_ptr() as usize, map.len()) {
@@ -59,12 +59,12 @@ impl GuardedMap {
     }
 
     /// The map itself, for advice to the kernel.
-    pub fn map(&self) -> &Mmap {
+    pub(crate) fn map(&self) -> &Mmap {
         &self.map
     }
 
     /// Whether a read of this map met a page the file no longer has (and read zeros there).
-    pub fn faulted(&self) -> bool {
+    pub(crate) fn faulted(&self) -> bool {
         #[cfg(target_os = "linux")]
         {
             self.slot.faulted()
@@ -104,7 +104,7 @@ mod linux {
     const SLOTS: usize = 1024;
 
     /// One registered map: its address range, and whether a read in it faulted.
-    pub struct Slot {
+    pub(crate) struct Slot {
         /// Claimed by a map (only its owner then writes the fields below).
         taken: AtomicBool,
         /// Odd while `start` and `len` are being written; the handler trusts them only when it
@@ -150,11 +150,11 @@ mod linux {
             (self.sequence.load(Ordering::Relaxed) == before).then_some((start, len))
         }
 
-        pub fn faulted(&self) -> bool {
+        pub(crate) fn faulted(&self) -> bool {
             self.faulted.load(Ordering::SeqCst)
         }
 
-        pub fn release(&self) {
+        pub(crate) fn release(&self) {
             self.publish(0, 0);
             self.taken.store(false, Ordering::Release);
         }
@@ -173,7 +173,7 @@ mod linux {
 
     /// Claims a slot for the map at `start` (`len` bytes), installing the handler first if no
     /// map did yet. `None` when there is no handler or no free slot.
-    pub fn register(start: usize, len: usize) -> Option<&'static Slot> {
+    pub(crate) fn register(start: usize, len: usize) -> Option<&'static Slot> {
         INSTALL.call_once(|| INSTALLED.store(install(), Ordering::SeqCst));
         if !INSTALLED.load(Ordering::SeqCst) {
             return None;

@@ -1,21 +1,22 @@
 //! From inputs to results: opens files (or standard input), feeds them through the scanner in
 //! blocks, and collects counts or writes the repaired bytes.
 //!
-//! A memory-mapped file is cut into blocks once ([`blocks`]), the blocks are scanned in
+//! A memory-mapped file is cut into blocks once (`blocks`), the blocks are scanned in
 //! parallel with `rayon`, a few per thread ahead, and their results are consumed in input order, so
 //! memory stays at a few blocks whatever the file's size, and every count, offset and byte of
 //! output is the same whatever the number of threads: the blocks, and so the scanner's
 //! context, never depend on it. Standard input and pipes are read in the same blocks, one after
 //! the other.
 
-pub mod blocks;
+pub(crate) mod blocks;
+pub(crate) mod classify;
 mod direct;
 mod identity;
 mod input;
 mod map_guard;
-pub mod replace;
-pub mod transcode;
-pub mod walk;
+pub(crate) mod replace;
+pub(crate) mod transcode;
+pub(crate) mod walk;
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -285,7 +286,7 @@ fn next_result<M>(results: &mpsc::Receiver<M>) -> Option<M> {
 /// order, for work that carries state from one block to the next (an audit log's line numbers,
 /// a dump's lexer). The input is read as every scan reads it: mapped, with truncation checked
 /// and processed pages dropped, or read.
-pub fn for_each_block_in_order(
+pub(crate) fn for_each_block_in_order(
     input: &Input,
     readings: &Readings,
     options: &EngineOptions,
@@ -472,14 +473,14 @@ pub(crate) fn fix_input<W: Write>(
 }
 
 /// How much of an input the binary sniff looks at.
-pub const SNIFF_LIMIT: usize = 8192;
+pub(crate) const SNIFF_LIMIT: usize = 8192;
 
 /// Looks at the start of an input the way grep does: a NUL byte in the first 8 KiB means
 /// binary, unless the input is UTF-16 or UTF-32 text (by its byte order mark or first
 /// characters). A stream is sniffed in its kept head, so nothing of it is lost.
-pub fn looks_binary(input: &Input) -> Result<bool, Error> {
+pub(crate) fn looks_binary(input: &Input) -> Result<bool, Error> {
     let head = input.head(SNIFF_LIMIT)?;
-    Ok(memchr::memchr(0, &head).is_some() && !transcode::is_wide_unicode(&head))
+    Ok(memchr::memchr(0, &head).is_some() && !classify::is_wide_unicode(&head))
 }
 
 /// Writes every byte of `input` to `out` (named `out_path` in errors) unchanged: what a
@@ -530,7 +531,7 @@ pub(crate) fn fix_to_path(
 
 /// What a write to a path does about the file it replaces.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Replacing<'a> {
+pub(crate) struct Replacing<'a> {
     /// Keep the old target beside it, under its name plus this suffix.
     pub backup: Option<&'a str>,
     /// Replace a file that has other hard links, which keep the old content, instead of
@@ -645,7 +646,7 @@ fn followed(path: &Path) -> io::Result<PathBuf> {
 
 /// Where the backup of `file` (its links followed) goes with `suffix`: beside it, under its
 /// name plus the suffix. An empty suffix (the file itself) or one that holds a `/` is refused.
-pub fn backup_path(file: &Path, suffix: &str) -> Result<PathBuf, Error> {
+pub(crate) fn backup_path(file: &Path, suffix: &str) -> Result<PathBuf, Error> {
     if suffix.is_empty() || suffix.contains('/') {
         return Err(Error::Usage(format!(
             "--backup '{suffix}': a backup suffix is a non-empty file name ending, without '/' \

@@ -43,7 +43,7 @@ use rustix::io::Errno;
 /// What makes a file the same file to its users, besides its content: its owner and group,
 /// its mode, and its extended attributes (on Linux; POSIX ACLs are `system.posix_acl_access`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Identity {
+pub(crate) struct Identity {
     uid: u32,
     gid: u32,
     mode: u32,
@@ -52,6 +52,7 @@ pub struct Identity {
 
 impl Identity {
     /// The identity of the file at `path` (a symbolic link is followed).
+    #[cfg(test)]
     pub fn of(path: &Path) -> io::Result<Identity> {
         let (dir, name) = open_parent(path)?;
         Identity::at(&dir, &name)
@@ -99,13 +100,14 @@ impl Replacement {
     /// happens in it. The identity of `target`, if it exists, is taken now, and its owner and
     /// group are given to the temporary file at once: a file whose owner this user cannot give
     /// is refused before anything is written.
-    pub fn beside(target: &Path) -> io::Result<Replacement> {
+    pub(crate) fn beside(target: &Path) -> io::Result<Replacement> {
         let (dir, name) = open_parent(target)?;
         Replacement::start(dir, &name, target, true)
     }
 
     /// Like [`Replacement::beside`], with a temporary file named from the start, as where the
     /// file system refuses unnamed ones.
+    #[cfg(test)]
     pub fn beside_named(target: &Path) -> io::Result<Replacement> {
         let (dir, name) = open_parent(target)?;
         Replacement::start(dir, &name, target, false)
@@ -115,7 +117,11 @@ impl Replacement {
     /// caller (read-only is enough): whatever happens to the paths that led there, the
     /// replacement takes place in that directory. `name` is one component (no `/`, not `.` or
     /// `..`); `shown` names the target in messages only.
-    pub fn in_directory(dir: OwnedFd, name: &OsStr, shown: &Path) -> io::Result<Replacement> {
+    pub(crate) fn in_directory(
+        dir: OwnedFd,
+        name: &OsStr,
+        shown: &Path,
+    ) -> io::Result<Replacement> {
         Replacement::start(File::from(dir), name, shown, true)
     }
 
@@ -337,7 +343,7 @@ fn temporary_pid(name: &OsStr) -> Option<u32> {
 }
 
 /// The permissions of the file at `path`.
-pub fn permissions_of(path: &Path) -> io::Result<Permissions> {
+pub(crate) fn permissions_of(path: &Path) -> io::Result<Permissions> {
     Ok(fs::metadata(path)?.permissions())
 }
 

@@ -243,7 +243,7 @@ static BMP_CLASSES: [CharClass; 0x10000] = {
 /// each character beyond ASCII. The answers for the Basic Multilingual Plane are kept as one
 /// bitmap per page of 256 code points, each filled from the standard library the first time a
 /// character of it is asked about.
-pub fn is_alphabetic(ch: char) -> bool {
+pub(crate) fn is_alphabetic(ch: char) -> bool {
     if ch.is_ascii() {
         return ch.is_ascii_alphabetic();
     }
@@ -268,7 +268,7 @@ static ALPHABETIC_PAGES: [std::sync::OnceLock<[u64; 4]>; 256] =
     [const { std::sync::OnceLock::new() }; 256];
 
 /// The script of `ch` when it is a letter.
-pub fn script_of(ch: char) -> Option<Script> {
+pub(crate) fn script_of(ch: char) -> Option<Script> {
     match class_of(ch) {
         Letter(script) => Some(script),
         _ => None,

@@ -14,7 +14,7 @@
 //! - the character it stands for fits where it stands: punctuation or a symbol, between two
 //!   letters only an apostrophe or a dash; one of the letters `Š š Œ œ Ž ž Ÿ ƒ` only beside
 //!   a letter (`Pe\u{9a}ek` → `Pešek`);
-//! - and its field shows Windows-1252 text read as ISO-8859-1 ([`super::field`]): a Latin-1
+//! - and its field shows Windows-1252 text read as ISO-8859-1 (`mojibake::field`): a Latin-1
 //!   letter read right (`parlé\u{85}`), or a certain run, and nothing beyond Latin-1 outside
 //!   the runs. The same bytes are other characters in other code pages: MacRoman's `\u{92}`
 //!   is `í` (`tur\u{92}stico`), and a Windows-1251 text read as Latin-1 holds Cyrillic.

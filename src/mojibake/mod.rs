@@ -8,35 +8,35 @@
 //!   specification the matcher is tested against, and one users can take to other tools.
 //! - [`controls`]: C1 controls that stand for Windows-1252 characters.
 //! - [`classes`]: what kind of character a code point is (data: a table of ranges).
-//! - [`plausibility`]: the rule that tells double encoding from correct look-alike text.
-//! - [`field`]: the evidence beyond the run: what the other runs and the clean text of its
+//! - `plausibility`: the rule that tells double encoding from correct look-alike text.
+//! - `field`: the evidence beyond the run: what the other runs and the clean text of its
 //!   field say.
-//! - [`scanner`]: the loop that finds runs, peels layers, judges and reports to a [`Sink`].
-//! - [`mod@repair`], [`counts`], [`explain`]: the sinks behind `fix`, `scan` and `explain`;
-//!   [`sequences`]: the table `scan` counts garbled forms in.
+//! - `scanner`: the loop that finds runs, peels layers, judges and reports to a [`Sink`].
+//! - `repair`, [`counts`], `explain`: the sinks behind `fix`, `scan` and `explain`;
+//!   `sequences`: the table `scan` counts garbled forms in.
 
 pub mod candidates;
 pub mod classes;
 pub mod codepage;
 pub mod controls;
 pub mod counts;
-pub mod explain;
-pub mod field;
+pub(crate) mod explain;
+pub(crate) mod field;
 pub mod matcher;
 pub mod pattern;
-pub mod plausibility;
-pub mod recorded;
-pub mod repair;
-pub mod scanner;
+pub(crate) mod plausibility;
+pub(crate) mod recorded;
+pub(crate) mod repair;
+pub(crate) mod scanner;
 pub mod scope;
-pub mod sequences;
+pub(crate) mod sequences;
 
 pub use codepage::{CodePage, ReadingMask, Readings};
-pub use counts::Counts;
+pub(crate) use counts::Counts;
 pub use field::{FieldEvidence, KeptBecause};
 pub use matcher::{DoubleEncodedMatch, RepairedChar};
 pub use plausibility::{Evidence, Strictness, Verdict};
 pub use recorded::RecordedScan;
 pub use repair::{RepairPatches, RepairWriter, repair};
 pub use scanner::{Run, Scanner, Sink};
-pub use scope::ScopedValue;
+pub(crate) use scope::ScopedValue;

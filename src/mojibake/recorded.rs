@@ -43,7 +43,7 @@ impl RecordedScan {
     }
 
     /// Records the scan of `input` in place of the one held, reusing its memory.
-    pub fn record_again(&mut self, scanner: &Scanner, input: &[u8]) {
+    pub(crate) fn record_again(&mut self, scanner: &Scanner, input: &[u8]) {
         self.runs.clear();
         self.chars.clear();
         let Ok(()) = scanner.scan(input, self);
@@ -53,7 +53,7 @@ impl RecordedScan {
     /// `scope_of` tells, for each run in turn (in input order), the value it lies in, if any.
     /// Under any strictness but the balanced one, the strictness alone decides. Returns how
     /// many runs were repaired.
-    pub fn lend_scopes(
+    pub(crate) fn lend_scopes(
         &mut self,
         input: &[u8],
         strictness: Strictness,
@@ -115,7 +115,7 @@ impl RecordedScan {
     }
 
     /// Gives `sink` the runs of the recorded scan of `input`, then its end, as the scan did.
-    pub fn replay<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
+    pub(crate) fn replay<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
         for run in &self.runs {
             let replayed = Run {
                 span: run.span.clone(),

@@ -31,11 +31,11 @@ impl<W: Write> RepairWriter<W> {
     }
 
     /// Whether any run was repaired.
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         self.changed
     }
 
-    pub fn into_inner(self) -> W {
+    pub(crate) fn into_inner(self) -> W {
         self.out
     }
 }
@@ -70,7 +70,7 @@ impl<W: Write> Sink for RepairWriter<W> {
 /// copied once, into the output, instead of into a repaired copy first, and the patches of
 /// mostly clean text take a few bytes instead of a buffer's worth. Where repairs are dense
 /// (a column garbled whole), patches would take several times the buffer's size: past
-/// [`PATCHES_KEPT`] of them, the buffer's repaired bytes are written out instead, so that a
+/// `PATCHES_KEPT` of them, the buffer's repaired bytes are written out instead, so that a
 /// buffer's repair never takes more memory than the buffer itself.
 #[derive(Debug, Default)]
 pub struct RepairPatches {
@@ -83,7 +83,7 @@ pub struct RepairPatches {
 }
 
 /// How many patches a buffer keeps before it writes its repaired bytes out instead.
-pub const PATCHES_KEPT: usize = 1 << 15;
+pub(crate) const PATCHES_KEPT: usize = 1 << 15;
 
 impl RepairPatches {
     /// Whether any run was repaired.

@@ -11,7 +11,7 @@
 mod names;
 pub(crate) mod tokens;
 
-pub use names::charset_label;
+pub(crate) use names::charset_label;
 #[cfg(test)]
 pub(crate) use names::{MYSQL_CHARSETS, POSTGRESQL_ENCODINGS};
 use tokens::Token;

@@ -118,7 +118,7 @@ pub(crate) const POSTGRESQL_ENCODINGS: &[(&str, Option<&str>)] = &[
 /// `SQL_ASCII`), and otherwise the WHATWG label of the encoding that decodes alike. MySQL names
 /// are compared in any case; PostgreSQL's are first put in PostgreSQL's normal form (`UTF8`,
 /// `utf-8` and `Utf_8` are one name).
-pub fn charset_label(dialect: SqlDialect, name: &str) -> Option<Option<&'static str>> {
+pub(crate) fn charset_label(dialect: SqlDialect, name: &str) -> Option<Option<&'static str>> {
     let normal = match dialect {
         SqlDialect::MySql => name.trim().to_ascii_lowercase(),
         SqlDialect::PostgreSql => postgresql_normal_form(name),

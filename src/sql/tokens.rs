@@ -45,16 +45,16 @@ pub(crate) struct Token {
 
 impl Token {
     /// Whether the token is the keyword `word` (any case).
-    pub fn is(&self, buf: &[u8], word: &str) -> bool {
+    pub(crate) fn is(&self, buf: &[u8], word: &str) -> bool {
         self.kind == Kind::Word && buf[self.span.clone()].eq_ignore_ascii_case(word.as_bytes())
     }
 
-    pub fn is_punct(&self, byte: u8) -> bool {
+    pub(crate) fn is_punct(&self, byte: u8) -> bool {
         self.kind == Kind::Punct(byte)
     }
 
     /// A name: a word or the inside of a quoted name (doubled quotes undone).
-    pub fn name(&self, buf: &[u8]) -> Option<String> {
+    pub(crate) fn name(&self, buf: &[u8]) -> Option<String> {
         let text = String::from_utf8_lossy(&buf[self.span.clone()]);
         match self.kind {
             Kind::Word => Some(text.into_owned()),
@@ -172,7 +172,7 @@ pub(crate) fn is_word_byte(byte: u8) -> bool {
 }
 
 impl Tokenizer {
-    pub fn new(dialect: SqlDialect) -> Tokenizer {
+    pub(crate) fn new(dialect: SqlDialect) -> Tokenizer {
         Tokenizer {
             dialect,
             delimiter: b";".to_vec(),
@@ -187,26 +187,26 @@ impl Tokenizer {
     }
 
     /// Forgets whatever was open: a statement is read again from its start.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.restart(false);
     }
 
     /// Whether the tokenizer is inside a MySQL version comment (`/*!50003 ... */`), which a
     /// statement may have opened and a later one close.
-    pub fn in_version_comment(&self) -> bool {
+    pub(crate) fn in_version_comment(&self) -> bool {
         self.in_version_comment
     }
 
     /// Forgets whatever a statement opened, to read it again from its start, which was inside
     /// a version comment or not: what the statement started in, not what a cut left, so that a
     /// statement reads alike wherever a buffer ends.
-    pub fn restart(&mut self, in_version_comment: bool) {
+    pub(crate) fn restart(&mut self, in_version_comment: bool) {
         self.open = Open::Nothing;
         self.in_version_comment = in_version_comment;
     }
 
     /// What is still open at the end of the input, if anything but a line comment.
-    pub fn unfinished(&self) -> Option<&'static str> {
+    pub(crate) fn unfinished(&self) -> Option<&'static str> {
         match self.open {
             Open::Nothing | Open::LineComment => None,
             Open::Str { .. } => Some("a string"),
@@ -217,7 +217,7 @@ impl Tokenizer {
 
     /// Skips white space and comments (and, with `versions`, the opening and closing marks of
     /// version comments) from `*at`, up to the next token or the end of the buffer.
-    pub fn skip_trivia(
+    pub(crate) fn skip_trivia(
         &mut self,
         buf: &[u8],
         at: &mut usize,
@@ -356,7 +356,12 @@ impl Tokenizer {
 
     /// The next token from `*at`, or `None` at the end of the buffer (a string or a comment
     /// may still be open: the next buffer goes on with it).
-    pub fn next(&mut self, buf: &[u8], at: &mut usize, last: bool) -> Result<Option<Token>, Stop> {
+    pub(crate) fn next(
+        &mut self,
+        buf: &[u8],
+        at: &mut usize,
+        last: bool,
+    ) -> Result<Option<Token>, Stop> {
         match self.open.clone() {
             Open::Str { quote, backslash } => {
                 if *at == buf.len() {

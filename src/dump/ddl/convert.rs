@@ -5,7 +5,8 @@
 
 use std::ops::Range;
 
-use super::{Edit, after_equals, charset_clauses, text_of};
+use super::Edit;
+use super::tokens::{after_equals, charset_clauses, text_of};
 use crate::charset::{postgresql_encoding, sql_declarations};
 use crate::dump::schema;
 use crate::sql::SqlDialect;

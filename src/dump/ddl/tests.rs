@@ -2,8 +2,11 @@
 //! tokens, and the edits of `--convert-charset`. They are apart so that the reader holds only
 //! the reader.
 
+use super::alter::Alteration;
+use super::create::Definition;
 use super::*;
-use crate::sql::tokens::Tokenizer;
+use crate::dump::schema::{ColumnKind, Schema, Table, Types};
+use crate::sql::tokens::{Kind, Token, Tokenizer};
 
 fn tokens_of(dialect: SqlDialect, sql: &str) -> Vec<Token> {
     let mut tokenizer = Tokenizer::new(dialect);

@@ -55,7 +55,7 @@ pub(crate) struct Lexed {
 impl Lexed {
     /// The value that holds the whole of `span`, if any, for spans asked in input order:
     /// `next` is where the last search stopped, and never goes back.
-    pub fn value_holding(&self, next: &mut usize, span: &Range<usize>) -> Option<&Value> {
+    pub(crate) fn value_holding(&self, next: &mut usize, span: &Range<usize>) -> Option<&Value> {
         while let Some(value) = self.values.get(*next)
             && value.span.end <= span.start
         {
@@ -215,7 +215,7 @@ pub(crate) struct Lexer {
 impl Lexer {
     /// A lexer for a dump in `dialect`; with `convert`, it finds the `latin1` declarations
     /// that `--convert-charset` rewrites.
-    pub fn new(dialect: SqlDialect, convert: bool) -> Lexer {
+    pub(crate) fn new(dialect: SqlDialect, convert: bool) -> Lexer {
         Lexer {
             tokens: Tokenizer::new(dialect),
             mode: Mode::Idle,
@@ -241,7 +241,12 @@ impl Lexer {
     /// Lexes `buf`, the next bytes of the dump (`last`: the final ones), into `out`. Returns
     /// how many bytes were read: the rest, if any, could not be read without what follows and
     /// must come again at the front of the next buffer.
-    pub fn lex(&mut self, buf: &[u8], last: bool, out: &mut Lexed) -> Result<usize, LexError> {
+    pub(crate) fn lex(
+        &mut self,
+        buf: &[u8],
+        last: bool,
+        out: &mut Lexed,
+    ) -> Result<usize, LexError> {
         out.clear();
         self.row_in_buffer = None;
         let mut at = 0;
