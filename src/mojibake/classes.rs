@@ -45,6 +45,14 @@ pub enum CharClass {
 pub(crate) const SYMBOLS_NEVER_AFTER_LETTERS: [char; 9] =
     ['€', '‚', '„', '†', '‡', '‰', 'ˆ', '˜', '‹'];
 
+/// The Latin-1 symbols a writer never puts right after a letter: spacing accents (the accent
+/// goes on the letter), the marks that open a Spanish question or exclamation, the vulgar
+/// fractions (which follow digits), and signs that stand before a number or alone (`¢`, `¤`,
+/// `¦`, `¬`).
+pub(crate) const SYMBOLS_AFTER_NO_LETTER: [char; 15] = [
+    '¡', '¢', '¤', '¦', '¨', '¬', '¯', '´', '¸', '¼', '½', '¾', '¿', 'ˆ', '˜',
+];
+
 /// What a character standing for a byte can tell the rule's markers, as bits: the matcher
 /// carries them with every garbled character it reads, so that the rule looks at the
 /// characters of a sequence only when one of them could be a marker.
@@ -54,7 +62,7 @@ pub struct MarkerTraits(u8);
 impl MarkerTraits {
     /// A C1 control (`U+0080..U+009F`).
     pub const C1_CONTROL: MarkerTraits = MarkerTraits(1);
-    /// One of [`SYMBOLS_NEVER_AFTER_LETTERS`].
+    /// One of the Windows-1252 symbols that follow no letter in correct text (`€ ‚ „ † ‡ ‰ ˆ ˜ ‹`).
     pub const NEVER_AFTER_LETTERS: MarkerTraits = MarkerTraits(2);
     /// [`char::is_uppercase`].
     pub const UPPERCASE: MarkerTraits = MarkerTraits(4);

@@ -21,7 +21,8 @@
 //!    for the letters of the IPA and modifier letter blocks that languages write (Azerbaijani
 //!    `ə`, the `ɛ ɔ ɖ` of West African languages, Hawaiian `ʻ`), when the garbled text, read
 //!    as correct text, would break a word: a symbol glued to the letter after it (`AzÉ™rbaycan`)
-//!    → certain; a capital right after a small letter (`TürkiyÉ™`) → ambiguous. A rare
+//!    → certain; a capital right after a small letter (`TürkiyÉ™`), or a symbol no letter is
+//!    followed by ending a word (`DINÉÊ¼` for Navajo `DINÉʼ`) → ambiguous. A rare
 //!    *letter* standing alone, touching no letter (`É›` in a list of letters) → ambiguous: its
 //!    field decides (see [`super::field`]).
 //!    Several sequences in a row that repair to rare letters are judged as below: a garbled
@@ -30,6 +31,9 @@
 //!    letter, symbol, letter, symbol back to back.
 //! 5. **One sequence** is judged by what it repairs to and where it stands:
 //!    - a combining mark not after a letter → rejected;
+//!    - a letter and a symbol glued between two letters of a word, where the repair is a
+//!      Latin or Greek letter, a symbol, or a combining mark on the letter before (Salish
+//!      `QÌ“T` → `Q̓T`) → certain: correct text does not break a word so;
 //!    - a capital garbled letter continuing a word in capitals (`MISUTÂ` + no-break space)
 //!      → ambiguous: correct capitals and garbled text look the same there;
 //!    - a letter of another script touching a Latin letter (`« café\u{a0}»` would give
@@ -47,8 +51,8 @@
 use std::fmt;
 
 use super::classes::{
-    CharClass, MarkerTraits, SYMBOLS_NEVER_AFTER_LETTERS, Script, class_of, is_alphabetic,
-    script_of,
+    CharClass, MarkerTraits, SYMBOLS_AFTER_NO_LETTER, SYMBOLS_NEVER_AFTER_LETTERS, Script,
+    class_of, is_alphabetic, script_of,
 };
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char};
 
@@ -373,7 +377,7 @@ fn rare_result(run: &RunView<'_>, first_rare: char) -> Option<Verdict> {
             Some(WordBreak::GluedToNextLetter) => {
                 Verdict::Certain(Evidence::WrittenPhoneticLetter(c))
             }
-            Some(WordBreak::CapitalAfterSmall) => {
+            Some(WordBreak::CapitalAfterSmall | WordBreak::EndsWord) => {
                 Verdict::Ambiguous(Evidence::WrittenPhoneticLetter(c))
             }
             // A rare letter standing alone, touching no letter (an IPA letter or a
@@ -435,10 +439,12 @@ fn one_sequence(run: &RunView<'_>) -> Verdict {
     // the repair would break the case of the word.
     let case_breaks = (capital(run.after) && repaired.is_lowercase())
         || (lowercase(run.after) && repaired.is_uppercase());
-    let fits_latin_text = matches!(
-        class_of(repaired),
-        CharClass::Letter(Script::Latin | Script::Greek) | CharClass::Symbol
-    );
+    // A combining mark fits on the letter before it (Salish `Q̓`, garbled `QÌ“`).
+    let fits_latin_text = match class_of(repaired) {
+        CharClass::Letter(Script::Latin | Script::Greek) | CharClass::Symbol => true,
+        CharClass::Mark => is_letter(run.before),
+        _ => false,
+    };
     if script_of(lead).is_some()
         && symbols_inside
         && is_letter(run.after)
@@ -482,6 +488,10 @@ enum WordBreak {
     /// It starts with a capital right after a small letter (`TürkiyÉ™`): camel case, which
     /// correct text has (`iPhone`), though seldom with an accented capital.
     CapitalAfterSmall,
+    /// It ends a word, right after a letter, with a symbol no letter is followed by (`Ê¼`):
+    /// where languages write a modifier letter (the glottal stop of Navajo and Hausa,
+    /// `DINÉʼ`), and where a garbled value's other runs show its depth.
+    EndsWord,
 }
 
 /// The letters of the IPA extensions and spacing modifier letters that languages write in
@@ -507,6 +517,12 @@ fn written_letter_breaking_word(run: &RunView<'_>) -> Option<WordBreak> {
         .is_some_and(|c| c.is_lowercase() && is_letter(Some(c)));
     if small_before && lead.is_some_and(char::is_uppercase) {
         return Some(WordBreak::CapitalAfterSmall);
+    }
+    if is_letter(run.before)
+        && !is_letter(run.after)
+        && last.is_some_and(|c| SYMBOLS_AFTER_NO_LETTER.contains(&c))
+    {
+        return Some(WordBreak::EndsWord);
     }
     None
 }
@@ -608,6 +624,11 @@ mod tests {
             verdict_in("Türkiy", "É™", " "),
             Verdict::Ambiguous(Evidence::WrittenPhoneticLetter('ə'))
         );
+        // Or a symbol no letter is followed by, ending the word: Navajo's glottal stop.
+        assert_eq!(
+            verdict_in("DINÉ", "Ê¼", " "),
+            Verdict::Ambiguous(Evidence::WrittenPhoneticLetter('ʼ'))
+        );
         // Several sequences with one: a garbled word (`şə`), as are words of scripts the
         // table calls rare (Adlam, New Tai Lue), wherever they stand.
         assert!(is_certain(verdict_in(" ", "ÅŸÉ™", "hÉ™r")));
@@ -619,6 +640,7 @@ mod tests {
             ("CAF", "É™", ""),
             ("CAF", "É™", " and more"),
             ("CAF", "É®", ""),
+            ("VOC", "Ê»", " "),
             ("x", "Ë›", "y"),
             ("DÉCONSEILL", "É\u{a0}", "avec"),
         ] {
@@ -627,6 +649,20 @@ mod tests {
                 "{before}{garbled}{after}"
             );
         }
+    }
+
+    #[test]
+    fn a_combining_mark_glued_between_letters_is_certain() {
+        // Salish `Q̓` once garbled: an opening quote between two letters is no correct text.
+        assert_eq!(
+            verdict_in("SXETSPESQ", "Ì“", "T"),
+            Verdict::Certain(Evidence::SymbolInsideWord)
+        );
+        // Not after a space, where the mark would stand on nothing.
+        assert!(matches!(
+            verdict_in(" ", "Ì“", "T"),
+            Verdict::Rejected(Evidence::StrayMark(_))
+        ));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 use super::candidates::{CandidateFilter, Search};
-use super::classes::{Script, is_alphabetic, script_of};
+use super::classes::{SYMBOLS_AFTER_NO_LETTER, Script, is_alphabetic, script_of};
 use super::codepage::{ReadingMask, Readings, WINDOWS_1252, is_lead_byte};
 use super::controls::{control_at, judge_controls};
 use super::field::{
@@ -111,12 +111,6 @@ struct Skipped {
     /// ([`glued_to_symbol`]).
     glued_to_symbol: bool,
 }
-
-/// The Latin-1 symbols a writer never puts right after a letter: spacing accents (the accent
-/// goes on the letter), the marks that open a Spanish question or exclamation, and signs that
-/// stand before a number or alone (`¢`, `¤`, `¦`, `¬`).
-const SYMBOLS_AFTER_NO_LETTER: [char; 12] =
-    ['¡', '¢', '¤', '¦', '¨', '¬', '¯', '´', '¸', '¿', 'ˆ', '˜'];
 
 /// Whether `text`, an inner run as one peel leaves it, after `before`, is a pair that only
 /// garbling writes: a letter glued to a symbol no letter is followed by (`Â´`, `Ø¨`, `Ø¢`), or
@@ -697,6 +691,15 @@ mod tests {
             balanced(&format!("{} {}", garbled("é", 2), garbled("ڞ", 2))),
             "é ڞ"
         );
+    }
+
+    #[test]
+    fn a_value_garbled_twice_is_peeled_twice_where_its_runs_show_it() {
+        // Navajo in capitals: `Ó` and `ʼ` alone are in doubt at the inner layer, the other
+        // runs of the value are certain at two; Salish `Q̓`, a mark glued inside a word.
+        for text in ["TÓ TÁʼ DINÉʼIʼ BIKÉYAH", "SXETSPESQ̓T", "PELLKWET̓MIN"] {
+            assert_eq!(balanced(&garbled(text, 2)), text);
+        }
     }
 
     #[test]
