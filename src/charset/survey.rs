@@ -167,7 +167,7 @@ enum Actual {
 ///   `table-default` or `column`, with `line`, `offset`, `label`, `encoding`, `collation`,
 ///   `table` (or database) and `column` (for `column`), each `null` when absent.
 /// - `actual.detected`: `null`, or `encoding` (`null` for ASCII), `method` (`first-chars`,
-///   `utf8-validation`, `ascii`, `statistical`), `guess`, `confidence` (`high`/`low`, only for
+///   `utf8-validation`, `ascii`, `statistical`), `guess`, `confidence` (0 to 1, only for
 ///   `statistical`) and `evidence` (text).
 /// - `diagnostics[]`: `level` (`error`, `warning`, `notice`), `code` and `message`. Codes:
 ///   `conflict` (warning: a declaration the bytes contradict), `double-encoded` (warning:
