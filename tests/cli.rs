@@ -95,6 +95,21 @@ fn fix_restores_the_true_text_of_the_sample_dump() {
 }
 
 #[test]
+fn fix_dash_o_dash_writes_to_standard_output_and_makes_no_file() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "caf\u{c3}\u{83}\u{c2}\u{a9}\n").expect("input");
+    let output = undouble()
+        .current_dir(dir.path())
+        .args(["fix", "-q", path_str(&input), "-o", "-"])
+        .output()
+        .expect("the binary runs");
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(output.stdout, "café\n".as_bytes());
+    assert!(!dir.path().join("-").exists(), "no file named '-'");
+}
+
+#[test]
 fn fix_reads_stdin_and_writes_stdout() {
     let input = std::fs::read(corpus("dump-sample.sql")).expect("sample");
     let expected = std::fs::read(corpus("dump-sample.expected.sql")).expect("expected file");

@@ -35,7 +35,8 @@ use crate::report::{self, thousands};
 pub(crate) struct FixArgs {
     #[command(flatten)]
     selection: Selection,
-    /// Write the repaired text to this file (one input only), atomically.
+    /// Write the repaired text to this file (one input only), atomically; `-` is standard
+    /// output.
     #[arg(short, long, conflicts_with_all = ["in_place", "output_dir"])]
     output: Option<PathBuf>,
     /// Replace each file by its repaired version (atomically, only when something changed).
@@ -412,7 +413,11 @@ fn destination(args: &FixArgs, found: &Found) -> Result<Destination, Error> {
         return Ok(Destination::Path(dir.join(found.relative_path())));
     }
     if let Some(output) = &args.output {
-        return Ok(Destination::Path(output.clone()));
+        // `-` is standard output, as for inputs and for `report -o`.
+        return Ok(match output.as_os_str() == "-" {
+            true => Destination::Stdout,
+            false => Destination::Path(output.clone()),
+        });
     }
     match (&found.input, args.in_place) {
         (Input::File(path), true) => Ok(Destination::Path(path.clone())),
