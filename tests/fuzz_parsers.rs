@@ -387,15 +387,17 @@ fn check_dump(dialect: SqlDialect, input: &[u8], scratch: &Path) {
         schema: None,
     };
     let mut fixed = Vec::new();
-    let fix = dump::fix_dump(
-        scanner(),
-        &Input::File(scratch.to_path_buf()),
-        &mut fixed,
-        Path::new("-"),
-        &options,
-        &EngineOptions::default(),
-        None,
-    );
+    let pass = dump::DumpPass {
+        scanner: scanner(),
+        options: &options,
+        engine: &EngineOptions::default(),
+    };
+    let output = dump::DumpOutput {
+        out: &mut fixed,
+        path: Path::new("-"),
+        audit: None,
+    };
+    let fix = dump::fix_dump(&pass, &Input::File(scratch.to_path_buf()), output);
     assert!(fix.is_ok(), "{dialect:?}: lexed, yet not fixed: {fix:?}");
     let after = lex_values(dialect, &fixed, &[]);
     let Ok(after) = after else {

@@ -462,29 +462,41 @@ impl Fixer {
         options: DumpOptions,
         log: Option<&mut AuditLog>,
     ) -> Result<Repaired, Error> {
-        let (scanner, engine) = (&self.scanner, &self.engine);
+        let pass = dump::DumpPass {
+            scanner: &self.scanner,
+            options: &options,
+            engine: &self.engine,
+        };
         let mut refusal = None;
         let (report, written) = match target {
             Target::Nowhere => {
-                let (report, _) = dump::scan_dump(scanner, input, &options, engine, 0)?;
+                let (report, _) = dump::scan_dump(&pass, input, 0)?;
                 refusal = report.refusal_warning(options.convert_charset, options.keep_charset);
                 (report, Written::Unchanged)
             }
             Target::Stream(out) => {
                 let name = &self.options.stream_name;
                 let report = match log {
-                    Some(log) => log.fix_dump_input(input, out, name, &options, engine)?,
-                    None => dump::fix_dump(scanner, input, out, name, &options, engine, None)?,
+                    Some(log) => log.fix_dump_input(input, out, name, &options, pass.engine)?,
+                    None => {
+                        let mut out = out;
+                        let output = dump::DumpOutput {
+                            out: &mut out,
+                            path: name,
+                            audit: None,
+                        };
+                        dump::fix_dump(&pass, input, output)?
+                    }
                 };
                 (report, Written::Replaced)
             }
             Target::Path { path, backup } => {
                 self.prepare_parent(path)?;
                 match log {
-                    Some(log) => log.fix_dump_to_path(input, path, &options, engine)?,
+                    Some(log) => log.fix_dump_to_path(input, path, &options, pass.engine)?,
                     None => {
                         let replacing = self.replacing(backup);
-                        dump::fix_dump_to_path(scanner, input, path, replacing, &options, engine)?
+                        dump::fix_dump_to_path(&pass, input, path, replacing)?
                     }
                 }
             }
@@ -571,7 +583,12 @@ impl Fixer {
             progress: None,
             ..self.engine.clone()
         };
-        let (report, _) = dump::scan_dump(&self.scanner, input, &options, &engine, 0)?;
+        let pass = dump::DumpPass {
+            scanner: &self.scanner,
+            options: &options,
+            engine: &engine,
+        };
+        let (report, _) = dump::scan_dump(&pass, input, 0)?;
         let columns = report.tables.iter().flat_map(|table| {
             let holding =
                 |c: &&ColumnReport| c.kind == ColumnKind::Binary && c.cells > c.null_cells;

@@ -96,8 +96,12 @@ impl Inspector {
         let (counts, head, tables, kind) = match dump::dialect_of(input, self.settings.format)? {
             Some(dialect) => {
                 let options = dump_options(dialect, &self.settings.schema);
-                let (mut tables, head) =
-                    dump::scan_dump(&self.scanner, input, &options, engine, SURVEY_LIMIT)?;
+                let pass = dump::DumpPass {
+                    scanner: &self.scanner,
+                    options: &options,
+                    engine,
+                };
+                let (mut tables, head) = dump::scan_dump(&pass, input, SURVEY_LIMIT)?;
                 let counts = std::mem::take(&mut tables.counts);
                 // `fix` judges a dump by its text, leaving its blobs out: asked again only of a
                 // dump that is not UTF-8, and of a file (a stream cannot be read twice).
@@ -143,9 +147,12 @@ impl Inspector {
         let counts = match dump::dialect_of(input, self.settings.format)? {
             Some(dialect) => {
                 let options = dump_options(dialect, &self.settings.schema);
-                dump::scan_dump(&self.scanner, input, &options, engine, 0)?
-                    .0
-                    .counts
+                let pass = dump::DumpPass {
+                    scanner: &self.scanner,
+                    options: &options,
+                    engine,
+                };
+                dump::scan_dump(&pass, input, 0)?.0.counts
             }
             None => engine::scan_input(&self.scanner, input, engine)?,
         };

@@ -344,16 +344,18 @@ impl AuditedRepair for Dump<'_> {
         log_path: &Path,
     ) -> Result<DumpReport, Error> {
         let mut audit = DumpLog { sink, log_path };
-        let (options, engine) = (self.options, self.engine);
-        dump::fix_dump(
+        let pass = dump::DumpPass {
             scanner,
-            input,
-            out,
-            out_path,
-            options,
-            engine,
-            Some(&mut audit),
-        )
+            options: self.options,
+            engine: self.engine,
+        };
+        let mut out = out;
+        let output = dump::DumpOutput {
+            out: &mut out,
+            path: out_path,
+            audit: Some(&mut audit),
+        };
+        dump::fix_dump(&pass, input, output)
     }
 
     fn changed(report: &DumpReport, _counts: &Counts) -> bool {

@@ -498,22 +498,37 @@ fn read_and_lex(
 
 /// Where a dump's repair goes: an output (named `path` in errors), and the audit log that
 /// records it, if any.
-struct Repair<'a, 'd, W> {
-    out: &'a mut W,
-    path: &'a Path,
-    audit: Option<&'a mut (dyn DumpAudit + 'd)>,
+pub struct DumpOutput<'a, 'd, W> {
+    /// Where the repaired dump goes.
+    pub out: &'a mut W,
+    /// Its name in errors.
+    pub path: &'a Path,
+    /// Told every change, in order, when the fix is audited.
+    pub audit: Option<&'a mut (dyn DumpAudit + 'd)>,
+}
+
+/// What every pass over a dump reads and judges it with: the rule, the dump's dialect and
+/// charset edits, and how the engine reads the input.
+#[derive(Clone, Copy)]
+pub struct DumpPass<'a> {
+    pub scanner: &'a Scanner,
+    pub options: &'a DumpOptions,
+    pub engine: &'a EngineOptions,
 }
 
 /// Reads, lexes, scans and (with `repair`) repairs a dump; returns its report and its first
 /// `head_limit` bytes.
 fn process<W: Write>(
-    scanner: &Scanner,
+    pass: &DumpPass<'_>,
     input: &Input,
-    options: &DumpOptions,
-    engine: &EngineOptions,
-    repair: Option<Repair<'_, '_, W>>,
+    repair: Option<DumpOutput<'_, '_, W>>,
     head_limit: usize,
 ) -> Result<(DumpReport, Vec<u8>), Error> {
+    let DumpPass {
+        scanner,
+        options,
+        engine,
+    } = *pass;
     let out_path = repair.as_ref().map_or(Path::new("-"), |r| r.path);
     // Rows are named in a scan's report (its example rows) and in the audit log's records.
     // A fix without a log writes no name: the key of a row changes no byte it writes, so it
@@ -627,10 +642,10 @@ impl<'a, 'd, W: Write> Consumer<'a, 'd, W> {
         input: &'a Input,
         options: &'a DumpOptions,
         out_path: &'a Path,
-        repair: Option<Repair<'a, 'd, W>>,
+        repair: Option<DumpOutput<'a, 'd, W>>,
     ) -> Self {
         let (out, audit) = match repair {
-            Some(Repair { out, audit, .. }) => (Some(out), audit),
+            Some(DumpOutput { out, audit, .. }) => (Some(out), audit),
             None => (None, None),
         };
         Consumer {
@@ -793,34 +808,22 @@ fn observe_text(counts: &mut Counts, buffer: &LexedBuffer) {
 /// Scans a dump and reports on it per table and column; changes nothing. Also returns the
 /// first `head_limit` bytes of the input (for the encoding survey).
 pub(crate) fn scan_dump(
-    scanner: &Scanner,
+    pass: &DumpPass<'_>,
     input: &Input,
-    options: &DumpOptions,
-    engine: &EngineOptions,
     head_limit: usize,
 ) -> Result<(DumpReport, Vec<u8>), Error> {
-    process::<io::Sink>(scanner, input, options, engine, None, head_limit)
+    process::<io::Sink>(pass, input, None, head_limit)
 }
 
-/// Repairs the text values of a dump into `out` (named `out_path` in errors); with `audit`,
-/// tells it every change, in order. This is the dump mode alone, on any bytes, without the
+/// Repairs the text values of a dump into `output`, telling its audit every change, in order. This is the dump mode alone, on any bytes, without the
 /// judgement of the whole input that [`crate::Fixer`] makes first (a file that is not UTF-8 is
 /// skipped there): what checks of the lexer and the sink on arbitrary dumps need.
 pub fn fix_dump<W: Write>(
-    scanner: &Scanner,
+    pass: &DumpPass<'_>,
     input: &Input,
-    mut out: W,
-    out_path: &Path,
-    options: &DumpOptions,
-    engine: &EngineOptions,
-    audit: Option<&mut dyn DumpAudit>,
+    output: DumpOutput<'_, '_, W>,
 ) -> Result<DumpReport, Error> {
-    let repair = Repair {
-        out: &mut out,
-        path: out_path,
-        audit,
-    };
-    let (report, _) = process(scanner, input, options, engine, Some(repair), 0)?;
+    let (report, _) = process(pass, input, Some(output), 0)?;
     Ok(report)
 }
 
@@ -828,20 +831,20 @@ pub fn fix_dump<W: Write>(
 /// [`engine::write_to_path`] as text repairs are: a dump fixed in
 /// place with nothing to change is not rewritten; `replacing` tells whether to keep a backup.
 pub(crate) fn fix_dump_to_path(
-    scanner: &Scanner,
+    pass: &DumpPass<'_>,
     input: &Input,
     target: &Path,
     replacing: engine::Replacing<'_>,
-    options: &DumpOptions,
-    engine: &EngineOptions,
 ) -> Result<(DumpReport, Written), Error> {
-    engine::write_to_path(
-        input,
-        target,
-        replacing,
-        |out| fix_dump(scanner, input, out, target, options, engine, None),
-        DumpReport::changed,
-    )
+    let fix = |mut out: &mut dyn Write| {
+        let output = DumpOutput {
+            out: &mut out,
+            path: target,
+            audit: None,
+        };
+        fix_dump(pass, input, output)
+    };
+    engine::write_to_path(input, target, replacing, fix, DumpReport::changed)
 }
 
 /// A value the lexer found ([`lex_values`]): where its bytes lie in the dump, and whether
