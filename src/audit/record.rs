@@ -100,7 +100,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use crate::dump::Cell;
 use crate::format::hex;
-use crate::mojibake::Scanner;
+use crate::mojibake::{Scanner, Strictness};
 
 /// The version of the record layout this build writes: 2 added `change` records of the
 /// `charset` kind (which have no `reading` or `layers`, so a reader of schema 1 cannot read
@@ -147,7 +147,7 @@ pub struct Header {
     pub unix_time: u64,
     pub level: AuditLevel,
     pub readings: Vec<String>,
-    pub strictness: String,
+    pub strictness: Strictness,
 }
 
 impl Header {
@@ -160,11 +160,6 @@ impl Header {
         let unix_time = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |since| since.as_secs());
-        // The name the strictness serializes to, which is also the one the command line takes.
-        let strictness = serde_json::to_value(scanner.strictness())
-            .ok()
-            .and_then(|value| value.as_str().map(str::to_owned))
-            .unwrap_or_default();
         Header {
             schema: SCHEMA,
             tool: env!("CARGO_PKG_NAME").to_owned(),
@@ -179,7 +174,7 @@ impl Header {
                 .iter()
                 .map(|page| page.name.to_owned())
                 .collect(),
-            strictness,
+            strictness: scanner.strictness(),
         }
     }
 }
@@ -533,7 +528,7 @@ mod tests {
         let scanner = Scanner::new(Readings::western(), Strictness::Balanced);
         let header = Header::new(&scanner, AuditLevel::Full, ["undouble".to_owned()]);
         assert_eq!(header.readings, ["latin1", "cp1252"]);
-        assert_eq!(header.strictness, "balanced");
+        assert_eq!(header.strictness, Strictness::Balanced);
         let key = vec![("a".to_owned(), "1".to_owned()), ("b".into(), "x".into())];
         let changes = [
             repair("Ã©", 'é', "either", None),

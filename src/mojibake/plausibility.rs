@@ -60,7 +60,7 @@ use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_
 pub const CONTEXT_WINDOW: usize = 4096;
 
 /// How much evidence a run needs before it is repaired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Strictness {
     /// Every match of the strict byte pattern, even those the rule rejects.
