@@ -545,10 +545,14 @@ impl Fixer {
                 legacy.describe()
             ))
         })?;
-        let (readings, engine) = (self.scanner.readings(), &self.engine);
+        let pass = transcode::TranscodePass {
+            from,
+            on_malformed: policy.on_malformed,
+            readings: self.scanner.readings(),
+            engine: &self.engine,
+        };
         let convert = |out: &mut dyn Write, out_path: &Path| {
-            let malformed = policy.on_malformed;
-            transcode::transcode_input(input, from, malformed, out, out_path, readings, engine)
+            transcode::transcode_input(&pass, input, out, out_path)
         };
         let (done, written) = match target {
             Target::Nowhere => (

@@ -39,19 +39,33 @@ pub struct Transcoded {
     pub first_malformed_offset: Option<u64>,
 }
 
-/// Converts `input` from `from` to UTF-8 into `out` (named `out_path` in errors), block by
+/// What a conversion of an input to UTF-8 is made with: the encoding it is read in, what to do
+/// with bytes that encoding cannot decode, and how the engine reads the input (the readings
+/// say where a block may be cut).
+#[derive(Clone, Copy)]
+pub(crate) struct TranscodePass<'a> {
+    pub(crate) from: &'static Encoding,
+    pub(crate) on_malformed: OnMalformed,
+    pub(crate) readings: &'a Readings,
+    pub(crate) engine: &'a EngineOptions,
+}
+
+/// Converts `input` to UTF-8 as `pass` says into `out` (named `out_path` in errors), block by
 /// block as the engine reads every input, dropping a byte order mark. Malformed input is
 /// refused (after counting it all; nothing is written after the first malformed sequence) or
-/// replaced, as `on_malformed` says.
+/// replaced, as `pass.on_malformed` says.
 pub(crate) fn transcode_input<W: Write>(
+    pass: &TranscodePass<'_>,
     input: &Input,
-    from: &'static Encoding,
-    on_malformed: OnMalformed,
     out: W,
     out_path: &Path,
-    readings: &Readings,
-    options: &EngineOptions,
 ) -> Result<Transcoded, Error> {
+    let TranscodePass {
+        from,
+        on_malformed,
+        readings,
+        engine: options,
+    } = *pass;
     let mut stream = Utf8Stream {
         decoder: from.new_decoder_with_bom_removal(),
         buffer: vec![0; OUTPUT_CHUNK],
@@ -188,15 +202,13 @@ mod tests {
         let path = dir.path().join("in");
         std::fs::write(&path, bytes).expect("the input is written");
         let mut out = Vec::new();
-        let done = transcode_input(
-            &Input::File(path),
+        let pass = TranscodePass {
             from,
             on_malformed,
-            &mut out,
-            Path::new("out"),
-            &Readings::western(),
-            &EngineOptions::default(),
-        )?;
+            readings: &Readings::western(),
+            engine: &EngineOptions::default(),
+        };
+        let done = transcode_input(&pass, &Input::File(path), &mut out, Path::new("out"))?;
         Ok((out, done))
     }
 
