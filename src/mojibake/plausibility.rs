@@ -51,8 +51,7 @@
 use std::fmt;
 
 use super::classes::{
-    CharClass, MarkerTraits, SYMBOLS_AFTER_NO_LETTER, SYMBOLS_NEVER_AFTER_LETTERS, Script,
-    class_of, is_alphabetic, script_of,
+    CharClass, MarkerTraits, SYMBOLS_AFTER_NO_LETTER, Script, class_of, is_alphabetic, script_of,
 };
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char};
 
@@ -223,18 +222,23 @@ impl fmt::Display for Evidence {
 /// A capital followed by a small letter is a case mismatch only inside a word: at the start of
 /// one it is ordinary title case (Czech `Úžasný`).
 fn marker_in(garbled: &[u8], before: Option<char>) -> Option<Evidence> {
+    // The same traits [`may_hold_marker`] reads from the index, so the two cannot disagree.
     let mut chars = chars_of(garbled);
     let lead = chars.next()?;
+    let lead_traits = MarkerTraits::of(lead);
     let inside_word = is_letter(before);
     for next in chars {
-        if ('\u{80}'..='\u{9f}').contains(&next) {
+        let traits = MarkerTraits::of(next);
+        if traits.any(MarkerTraits::C1_CONTROL) {
             return Some(Evidence::C1Control(next));
         }
-        if SYMBOLS_NEVER_AFTER_LETTERS.contains(&next) {
+        if traits.any(MarkerTraits::NEVER_AFTER_LETTERS) {
             return Some(Evidence::SymbolAfterLetter(next));
         }
-        let mismatch = (inside_word && lead.is_uppercase() && next.is_lowercase())
-            || (lead.is_lowercase() && next.is_uppercase());
+        let mismatch = (inside_word
+            && lead_traits.any(MarkerTraits::UPPERCASE)
+            && traits.any(MarkerTraits::LOWERCASE))
+            || (lead_traits.any(MarkerTraits::LOWERCASE) && traits.any(MarkerTraits::UPPERCASE));
         if mismatch {
             return Some(Evidence::CaseMismatch(lead, next));
         }
