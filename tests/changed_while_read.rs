@@ -1,5 +1,7 @@
 //! A file truncated while `scan`, `fix -o` or `fix --in-place` reads it (memory-mapped, the
-//! default): at many moments of the run, with one thread and two. The run never dies by a
+//! default): at many moments of the run, with one thread and two, and, when none of those fell
+//! while the file was read (a loaded machine), at moments sought between the last that came too
+//! early and the first that came too late, until one does. The run never dies by a
 //! signal; it either finished before the truncation, or says the file changed while being read
 //! (status 2) and goes on with the other file; `fix` never writes a result read from a
 //! truncated file, and leaves no temporary file.
@@ -38,22 +40,20 @@ fn cut_point(text: &[u8]) -> usize {
     third + text[third..].iter().position(|&b| b == b'\n').unwrap() + 1
 }
 
-/// The repair of `text`, by the binary, and how long it took.
-fn repaired(dir: &Path, name: &str, text: &[u8]) -> (Vec<u8>, Duration) {
+/// The repair of `text`, by the binary.
+fn repaired(dir: &Path, name: &str, text: &[u8]) -> Vec<u8> {
     let input = dir.join(format!("{name}.in"));
     let output = dir.join(format!("{name}.out"));
     fs::write(&input, text).unwrap();
-    let started = Instant::now();
     let status = undouble()
         .args(["fix", "-q", "-o", path_str(&output), path_str(&input)])
         .status()
         .unwrap();
-    let took = started.elapsed();
     assert_eq!(status.code(), Some(0));
     let repaired = fs::read(&output).unwrap();
     fs::remove_file(input).unwrap();
     fs::remove_file(output).unwrap();
-    (repaired, took)
+    repaired
 }
 
 fn temporary_files_in(dir: &Path) -> Vec<PathBuf> {
@@ -71,91 +71,225 @@ enum Command {
     FixInPlace,
 }
 
-fn truncated_at_many_moments(command: Command, threads: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let work = tempfile::tempdir().unwrap();
-    let original = input_text(24);
-    let cut = cut_point(&original);
-    let (repair, took) = repaired(dir.path(), "whole", &original);
-    let (repair_of_cut, _) = repaired(dir.path(), "cut", &original[..cut]);
-    let other_text = "naÃ¯ve\n".as_bytes();
-    let (other_repair, _) = repaired(dir.path(), "other", other_text);
-    let big = work.path().join("big.txt");
-    let other = work.path().join("other.txt");
-    let out = work.path().join("out.txt");
-    let mut saw_the_change = 0;
-    for moment in 0..MOMENTS {
-        fs::write(&big, &original).unwrap();
-        fs::write(&other, other_text).unwrap();
-        let _ = fs::remove_file(&out);
-        let mut args = match command {
-            Command::Scan => vec!["scan", "-j", threads],
-            Command::FixTo => vec!["fix", "-q", "-j", threads, "-o", path_str(&out)],
-            Command::FixInPlace => vec!["fix", "-q", "-j", threads, "--in-place"],
-        };
-        args.push(path_str(&big));
-        // `-o` takes one input only.
-        if command != Command::FixTo {
-            args.push(path_str(&other));
-        }
-        let child = undouble()
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(took * moment / (MOMENTS - 2));
+/// When the truncation came, as the run's result tells it.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Moment {
+    /// Before the file was opened: the run read the cut file and knew nothing of the change.
+    Before,
+    /// While the file was read: the run said so.
+    During,
+    /// After the file was read: the run's result is that of the whole file.
+    After,
+}
+
+/// What every run must show, and what the runs that did not see the change had read.
+struct Expected {
+    original: Vec<u8>,
+    cut: usize,
+    repair: Vec<u8>,
+    repair_of_cut: Vec<u8>,
+    other_text: &'static [u8],
+    other_repair: Vec<u8>,
+    /// For `scan`: the line it prints for the whole file, and for the cut one.
+    scan_of_whole: String,
+    scan_of_cut: String,
+}
+
+/// The first line `scan` prints about `text` in a file named `big.txt`.
+fn scan_line(dir: &Path, text: &[u8]) -> String {
+    let input = dir.join("big.txt");
+    fs::write(&input, text).unwrap();
+    let output = undouble()
+        .args(["scan", path_str(&input)])
+        .output()
+        .unwrap();
+    fs::remove_file(input).unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let line = stdout.lines().next().unwrap();
+    // From the file's name on: the runs measured read it in another directory.
+    line[line.find("big.txt:").unwrap()..].to_owned()
+}
+
+/// Runs `args` on fresh copies of the files in `work`, truncates the big one `delay` after the
+/// start, checks everything the run must show whenever the truncation came, and tells when it
+/// came.
+fn truncated_after(
+    command: Command,
+    args: &[&str],
+    work: &Path,
+    delay: Option<Duration>,
+    expected: &Expected,
+) -> Moment {
+    let big = work.join("big.txt");
+    let other = work.join("other.txt");
+    let out = work.join("out.txt");
+    fs::write(&big, &expected.original).unwrap();
+    fs::write(&other, expected.other_text).unwrap();
+    let _ = fs::remove_file(&out);
+    let cut = expected.cut;
+    let truncate = || {
         fs::File::options()
             .write(true)
             .open(&big)
             .unwrap()
             .set_len(cut as u64)
-            .unwrap();
-        let output = child.wait_with_output().unwrap();
-        let (stdout, stderr) = (
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr),
-        );
-        let context = format!(
-            "{args:?} truncated after {moment}/{}: {output:?}",
-            MOMENTS - 2
-        );
-        assert_eq!(output.status.signal(), None, "{context}");
-        let finished = match command {
-            Command::Scan => 1,
-            Command::FixTo | Command::FixInPlace => 0,
-        };
-        let code = output.status.code().unwrap();
-        assert!(code == 2 || code == finished, "{context}");
-        if code == 2 {
-            saw_the_change += 1;
-            let message = format!("{}: changed while being read (", big.display());
-            assert!(stderr.contains(&message), "{context}");
+            .unwrap()
+    };
+    let child = undouble()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // No delay: truncated once the run has ended.
+    let output = match delay {
+        Some(delay) => {
+            std::thread::sleep(delay);
+            truncate();
+            child.wait_with_output().unwrap()
         }
-        assert!(temporary_files_in(work.path()).is_empty(), "{context}");
-        let now = fs::read(&big).unwrap();
-        match command {
-            Command::Scan => assert!(stdout.contains("other.txt:"), "{context}"),
-            Command::FixTo if code == 2 => assert!(!out.exists(), "{context}"),
-            Command::FixTo => {
-                // Truncated before it was opened, or after it was read.
-                let written = fs::read(&out).unwrap();
-                assert!(written == repair || written == repair_of_cut, "{context}");
-            }
-            Command::FixInPlace if code == 2 => assert!(now == original[..cut], "{context}"),
-            Command::FixInPlace => {
-                // Repaired whole, then the repair truncated; or truncated before it was opened.
-                let whole = now == repair || now == repair[..cut];
-                assert!(whole || now == repair_of_cut, "{context}");
-            }
+        None => {
+            let output = child.wait_with_output().unwrap();
+            truncate();
+            output
         }
-        if command == Command::FixInPlace {
-            assert_eq!(fs::read(&other).unwrap(), other_repair, "{context}");
+    };
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    let context = format!("{args:?} truncated after {delay:?}: {output:?}");
+    assert_eq!(output.status.signal(), None, "{context}");
+    let finished = match command {
+        Command::Scan => 1,
+        Command::FixTo | Command::FixInPlace => 0,
+    };
+    let code = output.status.code().unwrap();
+    assert!(code == 2 || code == finished, "{context}");
+    if code == 2 {
+        let message = format!("{}: changed while being read (", big.display());
+        assert!(stderr.contains(&message), "{context}");
+    }
+    assert!(temporary_files_in(work).is_empty(), "{context}");
+    if command == Command::FixInPlace {
+        assert_eq!(
+            fs::read(&other).unwrap(),
+            expected.other_repair,
+            "{context}"
+        );
+    }
+    if command == Command::Scan {
+        assert!(stdout.contains("other.txt:"), "{context}");
+    }
+    let now = fs::read(&big).unwrap();
+    let read_whole_or_cut = |whole: bool, cut: bool| match (whole, cut) {
+        (true, _) => Moment::After,
+        (_, true) => Moment::Before,
+        _ => panic!("neither the whole file's result nor the cut one's: {context}"),
+    };
+    match command {
+        _ if code == 2 => {
+            match command {
+                Command::Scan => {}
+                Command::FixTo => assert!(!out.exists(), "{context}"),
+                Command::FixInPlace => assert!(now == expected.original[..cut], "{context}"),
+            }
+            Moment::During
+        }
+        Command::Scan => read_whole_or_cut(
+            stdout.contains(&expected.scan_of_whole),
+            stdout.contains(&expected.scan_of_cut),
+        ),
+        Command::FixTo => {
+            let written = fs::read(&out).unwrap();
+            read_whole_or_cut(
+                written == expected.repair,
+                written == expected.repair_of_cut,
+            )
+        }
+        // Repaired whole, then the repair truncated; or truncated before it was opened.
+        Command::FixInPlace => read_whole_or_cut(
+            now == expected.repair || now == expected.repair[..cut],
+            now == expected.repair_of_cut,
+        ),
+    }
+}
+
+fn truncated_at_many_moments(command: Command, threads: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let original = input_text(24);
+    let cut = cut_point(&original);
+    let repair = repaired(dir.path(), "whole", &original);
+    let repair_of_cut = repaired(dir.path(), "cut", &original[..cut]);
+    let other_text = "naÃ¯ve\n".as_bytes();
+    let other_repair = repaired(dir.path(), "other", other_text);
+    let expected = Expected {
+        scan_of_whole: scan_line(dir.path(), &original),
+        scan_of_cut: scan_line(dir.path(), &original[..cut]),
+        original,
+        cut,
+        repair,
+        repair_of_cut,
+        other_text,
+        other_repair,
+    };
+    let big = work.path().join("big.txt");
+    let other = work.path().join("other.txt");
+    let out = work.path().join("out.txt");
+    let mut args = match command {
+        Command::Scan => vec!["scan", "-j", threads],
+        Command::FixTo => vec!["fix", "-q", "-j", threads, "-o", path_str(&out)],
+        Command::FixInPlace => vec!["fix", "-q", "-j", threads, "--in-place"],
+    };
+    args.push(path_str(&big));
+    // `-o` takes one input only.
+    if command != Command::FixTo {
+        args.push(path_str(&other));
+    }
+    // The whole run, untouched, as long as this machine takes now.
+    let started = Instant::now();
+    let untouched = truncated_after(command, &args, work.path(), None, &expected);
+    let took = started.elapsed();
+    assert_eq!(untouched, Moment::After);
+    // Moments spread over the whole run and a little past it.
+    let mut moments = Vec::new();
+    for step in 0..MOMENTS {
+        let delay = took * step / (MOMENTS - 2);
+        moments.push((
+            delay,
+            truncated_after(command, &args, work.path(), Some(delay), &expected),
+        ));
+    }
+    // On a loaded machine the run's reading can fall between two of those moments: look for it
+    // between the last moment that came too early and the first that came too late.
+    let mut early = Duration::ZERO;
+    let mut late = took;
+    for &(delay, moment) in &moments {
+        match moment {
+            Moment::Before => early = early.max(delay),
+            Moment::After => late = late.min(delay),
+            Moment::During => {}
         }
     }
+    let mut tries = 0;
+    while !moments.iter().any(|&(_, moment)| moment == Moment::During) && tries < 40 {
+        tries += 1;
+        if late <= early {
+            late = early + took / 4;
+        }
+        let delay = (early + late) / 2;
+        let moment = truncated_after(command, &args, work.path(), Some(delay), &expected);
+        match moment {
+            Moment::Before => early = delay,
+            Moment::After => late = delay,
+            Moment::During => {}
+        }
+        moments.push((delay, moment));
+    }
     assert!(
-        saw_the_change > 0,
-        "no truncation was seen while the file was read"
+        moments.iter().any(|&(_, moment)| moment == Moment::During),
+        "no truncation was seen while the file was read: {moments:?}"
     );
 }
 
