@@ -59,6 +59,19 @@ pub fn visible(text: &str) -> String {
     out
 }
 
+/// [`visible`] for bytes that may not be UTF-8: each byte of an ill-formed sequence shows as
+/// `\xE9`, so a person sees which bytes were there (a replacement character would hide them).
+pub fn visible_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bstr::ByteSlice::utf8_chunks(bytes) {
+        out += &visible(chunk.valid());
+        for byte in chunk.invalid() {
+            out += &format!("\\x{byte:02X}");
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +94,11 @@ mod tests {
         assert_eq!(visible("Ñ\u{81}"), "Ñ<U+0081>");
         assert_eq!(visible("a\tb\u{7f}"), "a<U+0009>b<U+007F>");
         assert_eq!(visible(r"\fI 'x' café"), r"\fI 'x' café");
+    }
+
+    #[test]
+    fn visible_bytes_names_the_bytes_that_are_not_utf8() {
+        assert_eq!(visible_bytes(b"Caf\xE9 \xC3\xA9\x81"), r"Caf\xE9 é\x81");
+        assert_eq!(visible_bytes("Ñ\u{81}".as_bytes()), "Ñ<U+0081>");
     }
 }

@@ -208,12 +208,13 @@ fn explain_json_gives_one_record_per_run_then_the_summary() {
 
 #[test]
 fn awkward_bytes_are_kept_and_reported() {
-    // Invalid UTF-8, NUL, CR/LF, a double-encoded word, and a sequence cut by the end.
+    // Invalid UTF-8, NUL, CR/LF, a double-encoded word, a character cut short and a
+    // sequence cut by the end. The bytes that are not UTF-8 become the Windows-1252
+    // characters they are, but the cut character stays: it lost bytes.
     let mut input = b"ok\r\n\xff\xfe NUL:\0 caf".to_vec();
     input.extend("Ã©".as_bytes());
     input.extend(b" \xe2\x82\r\nend \xc3\x83");
-    let mut expected = b"ok\r\n\xff\xfe NUL:\0 caf".to_vec();
-    expected.extend("é".as_bytes());
+    let mut expected = "ok\r\nÿþ NUL:\0 café".as_bytes().to_vec();
     expected.extend(b" \xe2\x82\r\nend \xc3\x83");
 
     // The NUL makes it look binary, on standard input as in a file: passed on unchanged,
@@ -234,6 +235,16 @@ fn awkward_bytes_are_kept_and_reported() {
     assert_eq!(records[0]["valid_utf8"], false);
     assert_eq!(records[0]["first_invalid_offset"], 4);
     assert_eq!(records[0]["double_encoded"], 1);
+    assert_eq!(records[0]["not_utf8"], 2);
+    assert_eq!(records[0]["not_utf8_kept"], 1);
+
+    let output = run_with_stdin(&["fix", "--binary", "--raw-bytes", "keep"], &input);
+    assert_eq!(output.status.code(), Some(0));
+    let mut kept = input.clone();
+    let garbled = "Ã©".as_bytes();
+    let at = input.windows(4).position(|w| w == garbled).unwrap();
+    kept.splice(at..at + 4, "é".bytes());
+    assert_eq!(output.stdout, kept);
 }
 
 #[test]
@@ -378,7 +389,8 @@ fn the_scan_survey_says_what_fix_will_do_with_a_file_that_is_not_utf8() {
     );
     assert!(
         text.contains(
-            "\n  UTF-8 with stray bytes (the first at offset 20): fix repairs it as UTF-8"
+            "\n  UTF-8 with bytes that are not UTF-8 (the first at offset 20): fix repairs it as \
+             UTF-8 and reads them as cp1252 characters"
         ),
         "{text}"
     );

@@ -7,7 +7,9 @@ use undouble::mojibake::candidates::{CandidateFilter, Search};
 use undouble::mojibake::codepage::{CodePage, LATIN1, WINDOWS_1252, garble};
 use undouble::mojibake::matcher::match_at;
 use undouble::mojibake::pattern::pattern;
-use undouble::mojibake::{Readings, RepairPatches, Run, Scanner, Sink, Strictness, repair};
+use undouble::mojibake::{
+    RawBytes, Readings, RepairPatches, Run, Scanner, Sink, Strictness, repair,
+};
 
 /// Words of real text in several scripts, lowercase Latin words among them; joined by spaces
 /// and punctuation they make "clean multilingual text".
@@ -127,6 +129,24 @@ impl Sink for RepairedSpans {
     }
 }
 
+/// The runs of bytes that are not UTF-8, with what each converted one writes.
+#[derive(Default)]
+struct RawRuns(Vec<(std::ops::Range<usize>, Option<String>)>);
+
+impl Sink for RawRuns {
+    type Error = std::convert::Infallible;
+
+    fn run(&mut self, _input: &[u8], run: &Run<'_>) -> Result<(), Self::Error> {
+        if run.is_not_utf8() {
+            let replacement = run
+                .repaired
+                .then(|| run.chars.iter().map(|c| c.original).collect());
+            self.0.push((run.span.clone(), replacement));
+        }
+        Ok(())
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -195,11 +215,50 @@ proptest! {
         prop_assert!(patches.write_patched(&bytes, &mut patched).is_ok());
         prop_assert_eq!(patched, expected);
         prop_assert_eq!(patches.changed(), !spans.0.is_empty());
-        // Every run starts with `Â..ô` (`C3 82..B4`) or a C1 control (`C2 80..9F`).
+        // With bytes that are not UTF-8 kept, every run starts with `Â..ô` (`C3 82..B4`) or
+        // a C1 control (`C2 80..9F`).
         let c1_control = bytes.windows(2).any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]));
         if !bytes.contains(&0xC3) && !c1_control {
-            prop_assert_eq!(repaired.as_ref(), bytes.as_slice());
+            let keeping = scanner.clone().with_raw_bytes(RawBytes::Keep).unwrap();
+            let kept = repair(&keeping, &bytes);
+            prop_assert_eq!(kept.as_ref(), bytes.as_slice());
         }
+    }
+
+    /// Arbitrary bytes: every byte that is not UTF-8 is either in a run that converts it or in
+    /// one that keeps it, and what the converted runs write is UTF-8 whose single-byte
+    /// characters are the very bytes they replace, read through Windows-1252.
+    #[test]
+    fn bytes_that_are_not_utf8_are_converted_or_kept(
+        bytes in prop::collection::vec(
+            prop_oneof![any::<u8>(), Just(0xE9u8), Just(0xC3u8), Just(0xE2u8), Just(0x80u8)],
+            0..300,
+        ),
+    ) {
+        let scanner = scanner(Strictness::Balanced);
+        let mut raw = RawRuns::default();
+        let Ok(()) = scanner.scan(&bytes, &mut raw);
+        // The input with every kept piece taken out and every converted one replaced.
+        let mut rest = Vec::new();
+        let mut at = 0;
+        for (span, replacement) in &raw.0 {
+            rest.extend_from_slice(&bytes[at..span.start]);
+            if let Some(replacement) = replacement {
+                rest.extend_from_slice(replacement.as_bytes());
+                if replacement.chars().count() == span.len() {
+                    let (encoded, _, _) = encoding_rs::WINDOWS_1252.encode(replacement);
+                    // Windows-1252's undefined bytes stay their C1 controls, which
+                    // encoding_rs cannot encode back: compared as code points instead.
+                    let undefined = replacement.chars().any(|c| ('\u{80}'..='\u{9F}').contains(&c));
+                    if !undefined {
+                        prop_assert_eq!(&encoded[..], &bytes[span.clone()]);
+                    }
+                }
+            }
+            at = span.end;
+        }
+        rest.extend_from_slice(&bytes[at..]);
+        prop_assert!(std::str::from_utf8(&rest).is_ok(), "{:02X?}", rest);
     }
 }
 

@@ -226,7 +226,7 @@ impl FixerBuilder {
 
     /// The fixer; with an audit log, the log is created and its header written.
     pub fn build(&self) -> Result<Fixer, Error> {
-        let scanner = self.settings.scanner();
+        let scanner = self.settings.scanner()?;
         let audit = match &self.audit {
             None => None,
             Some(settings) => {

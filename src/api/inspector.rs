@@ -8,7 +8,7 @@ use crate::dump::{self, DumpReport};
 use crate::engine::classify::{self, Basis, TextKind};
 use crate::engine::{self, EngineOptions, Input};
 use crate::error::Error;
-use crate::mojibake::{Counts, Readings, Scanner};
+use crate::mojibake::{CodePage, Counts, Readings, Scanner};
 
 /// How much of a file the encoding survey reads: declarations sit at the start of a document
 /// or dump, and a SQL dump's table charsets are read this far (the scan itself reads it all).
@@ -41,7 +41,7 @@ pub struct Scanned {
 /// ```
 /// use undouble::{Input, Inspection, Inspector};
 ///
-/// let inspector = Inspector::builder().build();
+/// let inspector = Inspector::builder().build()?;
 /// let Inspection::Scanned(scanned) = inspector.inspect(&Input::from_bytes("caf\u{c3}\u{a9}"))?
 /// else {
 ///     panic!("text is scanned");
@@ -57,12 +57,14 @@ pub struct InspectorBuilder {
 impl InspectorBuilder {
     settings_setters!();
 
-    pub fn build(&self) -> Inspector {
-        Inspector {
-            scanner: self.settings.scanner(),
+    /// The inspector; fails when the settings contradict each other (a page for bytes that
+    /// are not UTF-8 that is not one of the readings).
+    pub fn build(&self) -> Result<Inspector, Error> {
+        Ok(Inspector {
+            scanner: self.settings.scanner()?,
             engine: self.settings.engine(),
             settings: self.settings.clone(),
-        }
+        })
     }
 }
 
@@ -122,13 +124,18 @@ impl Inspector {
                 (counts, head, None, Some(kind))
             }
         };
+        let counts = match kind {
+            Some(TextKind::Legacy(_)) => counts.without_not_utf8(),
+            _ => counts,
+        };
         let facts = FileFacts {
             first_invalid_offset: counts.first_invalid_offset,
             non_ascii_chars: counts.non_ascii_chars,
             double_encoded: counts.double_encoded,
         };
         let survey = survey(&head, &facts);
-        let fix = kind.and_then(|kind| what_fix_does(&kind, &survey, &facts));
+        let raw = self.scanner.raw_bytes();
+        let fix = kind.and_then(|kind| what_fix_does(&kind, &survey, &facts, raw));
         Ok(Inspection::Scanned(Box::new(Scanned {
             counts,
             survey,
@@ -137,7 +144,7 @@ impl Inspector {
         })))
     }
 
-    /// Whether `input` holds any double-encoded text (an input skipped as binary holds none),
+    /// Whether `input` holds anything a fix changes (an input skipped as binary holds none),
     /// found as cheaply as it can be: only the count, no survey, no per-column view.
     pub fn holds_any(&self, input: &Input) -> Result<bool, Error> {
         if !self.settings.binary && engine::looks_binary(input)? {
@@ -156,7 +163,7 @@ impl Inspector {
             }
             None => engine::scan_input(&self.scanner, input, engine)?,
         };
-        Ok(counts.double_encoded > 0)
+        Ok(counts.changes() > 0)
     }
 }
 
@@ -164,7 +171,12 @@ impl Inspector {
 /// `windows-1252 (guess, 0.93): use --transcode`, `UTF-16LE by its byte order mark: use
 /// --transcode`, or why it cannot convert it unasked. `None` for a UTF-8 file; a file with
 /// a few stray bytes is repaired as UTF-8, and says so.
-fn what_fix_does(kind: &TextKind, survey: &Survey, facts: &FileFacts) -> Option<String> {
+fn what_fix_does(
+    kind: &TextKind,
+    survey: &Survey,
+    facts: &FileFacts,
+    raw: Option<&CodePage>,
+) -> Option<String> {
     match kind {
         TextKind::Legacy(legacy) => {
             let name = legacy.encoding.name();
@@ -191,11 +203,16 @@ fn what_fix_does(kind: &TextKind, survey: &Survey, facts: &FileFacts) -> Option<
             };
             Some(format!("{what}: {action}"))
         }
-        TextKind::Utf8 => facts.first_invalid_offset.map(|offset| {
-            format!(
-                "UTF-8 with stray bytes (the first at offset {offset}): fix repairs it as UTF-8 \
-                 and keeps them as they are"
-            )
+        TextKind::Utf8 => facts.first_invalid_offset.map(|offset| match raw {
+            Some(page) => format!(
+                "UTF-8 with bytes that are not UTF-8 (the first at offset {offset}): fix repairs \
+                 it as UTF-8 and reads them as {} characters",
+                page.name
+            ),
+            None => format!(
+                "UTF-8 with bytes that are not UTF-8 (the first at offset {offset}): fix repairs \
+                 it as UTF-8 and keeps them as they are"
+            ),
         }),
         TextKind::Binary => None,
     }

@@ -28,7 +28,8 @@ pub use inspector::{Inspection, Inspector, InspectorBuilder, Scanned};
 
 use crate::dump::{Definitions, DumpOptions, Format};
 use crate::engine::{EngineOptions, Progress};
-use crate::mojibake::{Readings, Scanner, Strictness};
+use crate::error::Error;
+use crate::mojibake::{RawBytes, Readings, Scanner, Strictness};
 use crate::sql::SqlDialect;
 
 /// How text is judged and how inputs are read: what a [`FixerBuilder`] and an
@@ -44,7 +45,7 @@ use crate::sql::SqlDialect;
 ///     format: Format::Text,
 ///     ..Settings::default()
 /// };
-/// let inspector = Inspector::builder().settings(settings.clone()).build();
+/// let inspector = Inspector::builder().settings(settings.clone()).build()?;
 /// let Inspection::Scanned(scanned) = inspector.inspect(&Input::from_bytes("caf\u{c3}\u{a9}"))?
 /// else {
 ///     panic!("text is scanned");
@@ -62,6 +63,9 @@ pub struct Settings {
     pub readings: Readings,
     /// How much evidence a sequence needs before it is repaired (default: balanced).
     pub strictness: Strictness,
+    /// What becomes of bytes that are not UTF-8 (default: read through Windows-1252, one of
+    /// the default readings).
+    pub raw_bytes: RawBytes,
     /// How inputs are read: as a SQL dump, as text, or as a dump when its header says so (the
     /// default).
     pub format: Format,
@@ -82,6 +86,7 @@ impl Default for Settings {
         Settings {
             readings: Readings::western(),
             strictness: Strictness::default(),
+            raw_bytes: RawBytes::default(),
             format: Format::Auto,
             schema: None,
             mmap: engine.mmap,
@@ -96,6 +101,7 @@ impl std::fmt::Debug for Settings {
         f.debug_struct("Settings")
             .field("readings", &self.readings)
             .field("strictness", &self.strictness)
+            .field("raw_bytes", &self.raw_bytes)
             .field("format", &self.format)
             .field("schema", &self.schema)
             .field("mmap", &self.mmap)
@@ -106,8 +112,12 @@ impl std::fmt::Debug for Settings {
 }
 
 impl Settings {
-    fn scanner(&self) -> Scanner {
+    /// The scanner these settings judge text with; fails when the page asked for bytes that
+    /// are not UTF-8 is not one of the readings.
+    fn scanner(&self) -> Result<Scanner, Error> {
         Scanner::new(self.readings.clone(), self.strictness)
+            .with_raw_bytes(self.raw_bytes)
+            .map_err(|e| Error::Usage(e.to_string()))
     }
 
     /// How the engine reads inputs.
@@ -155,6 +165,14 @@ macro_rules! settings_setters {
         /// [`Settings::strictness`]: crate::api::Settings::strictness
         pub fn strictness(&mut self, strictness: crate::mojibake::Strictness) -> &mut Self {
             self.settings.strictness = strictness;
+            self
+        }
+
+        /// What becomes of bytes that are not UTF-8 ([`Settings::raw_bytes`]).
+        ///
+        /// [`Settings::raw_bytes`]: crate::api::Settings::raw_bytes
+        pub fn raw_bytes(&mut self, raw_bytes: crate::mojibake::RawBytes) -> &mut Self {
+            self.settings.raw_bytes = raw_bytes;
             self
         }
 

@@ -321,7 +321,7 @@ impl AuditedRepair for PlainText {
     }
 
     fn changed((): &(), counts: &Counts) -> bool {
-        counts.double_encoded > 0
+        counts.changes() > 0
     }
 }
 

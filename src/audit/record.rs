@@ -42,7 +42,9 @@
 //! - `reading` (repairs only): the code page that explains the garbling: `latin1`, `cp1252`,
 //!   `either` (both do) or `mixed` (no single page does).
 //! - `layers` (repairs only): layers of double encoding removed (1 double-encoded, 2
-//!   triple-encoded, ...).
+//!   triple-encoded, ...); 0 for bytes that were not UTF-8, decoded as a character of
+//!   `reading` (or as the overlong or CESU-8 form of one), which `undo` restores like any
+//!   other change.
 //!
 //! Changes of one file come in increasing `offset` order and never overlap.
 //!

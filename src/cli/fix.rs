@@ -285,7 +285,7 @@ impl Tally {
         self.files += 1;
         self.rewritten += u64::from(written == Written::Replaced && !args.dry_run);
         let what = match (args.dry_run, written) {
-            (true, _) if counts.double_encoded > 0 => "would repair ",
+            (true, _) if counts.changes() > 0 => "would repair ",
             (true, _) => "nothing to repair in ",
             (false, Written::Unchanged) => "unchanged ",
             (false, Written::Replaced) => "",

@@ -15,6 +15,7 @@ use crate::api::Settings;
 use crate::dump::{Definitions, Format};
 use crate::engine::walk::{self, Found, WalkOptions};
 use crate::engine::{EngineOptions, Input, Progress};
+use crate::mojibake::RawBytes;
 
 /// Inputs, and how to read them.
 #[derive(Args, Clone, Debug)]
@@ -86,6 +87,10 @@ impl Selection {
         let settings = Settings {
             readings: scanner.readings().clone(),
             strictness: scanner.strictness(),
+            raw_bytes: match scanner.raw_bytes() {
+                Some(page) => RawBytes::Through(page),
+                None => RawBytes::Keep,
+            },
             format,
             schema: definitions.map(Arc::new),
             mmap: prepared.engine.mmap,

@@ -24,7 +24,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::Error;
-use crate::mojibake::{Readings, Scanner, codepage};
+use crate::mojibake::{RawBytes, Readings, Scanner, codepage};
 use values::{ColorArg, StrictnessArg};
 
 /// The examples and exit codes at the end of `--help`, one constant per command: the man page
@@ -201,6 +201,10 @@ pub(crate) struct Detection {
     /// The code pages the text may have been read through, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "latin1,cp1252")]
     readings: Vec<String>,
+    /// What bytes that are not UTF-8 become: the characters of one of the readings (default:
+    /// cp1252 when it is a reading, else the first), or `keep` to leave them as they are.
+    #[arg(long, value_name = "READING|keep")]
+    raw_bytes: Option<String>,
 }
 
 impl Detection {
@@ -213,7 +217,16 @@ impl Detection {
             pages.push(page);
         }
         let readings = Readings::new(&pages).map_err(|e| Error::Usage(e.to_string()))?;
-        Ok(Scanner::new(readings, self.strictness.into()))
+        let raw = match self.raw_bytes.as_deref() {
+            None => RawBytes::Auto,
+            Some("keep") => RawBytes::Keep,
+            Some(name) => RawBytes::Through(codepage::by_name(name).ok_or_else(|| {
+                Error::Usage(format!("unknown reading '{name}' for --raw-bytes"))
+            })?),
+        };
+        Scanner::new(readings, self.strictness.into())
+            .with_raw_bytes(raw)
+            .map_err(|e| Error::Usage(format!("--raw-bytes: {e} (--readings)")))
     }
 }
 

@@ -48,7 +48,10 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
         Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
     };
-    let inspector = Inspector::builder().settings(settings).build();
+    let inspector = match Inspector::builder().settings(settings).build() {
+        Ok(inspector) => inspector,
+        Err(error) => return Outcome::failed(&error),
+    };
     if args.selection.quiet {
         return run_quiet(&inspector, &prepared, outcome);
     }
@@ -80,7 +83,7 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                         dump: tables,
                     } = *scanned;
                     files += 1;
-                    outcome.found |= counts.double_encoded > 0;
+                    outcome.found |= counts.changes() > 0;
                     let line = if args.json {
                         report::json_line(&ScanRecord::File(Box::new(ScannedFile {
                             path: name.clone(),

@@ -292,7 +292,7 @@ impl DumpReport {
 
     /// Whether a fix changes anything: a repair, or a character set rewrite.
     pub(crate) fn changed(&self) -> bool {
-        self.counts.double_encoded > 0 || self.charset_edits > 0
+        self.counts.changes() > 0 || self.charset_edits > 0
     }
 
     /// The columns into which a fix with `convert_charset` and `keep_charset` repairs text that

@@ -28,9 +28,15 @@
 //!
 //! An input that looks binary (a NUL byte in its first 8 KiB) and is not UTF-16/32 by rule 1
 //! is never legacy: binary is not text in any encoding. Anything else is UTF-8, perhaps with
-//! stray invalid bytes, and is repaired, those bytes kept as they are: an input whose head is
-//! valid UTF-8 is mostly UTF-8, whatever invalid bytes come later. Nothing is decoded to
-//! decide, and no pass over the whole input is needed before the one that repairs it.
+//! stray invalid bytes, and is repaired, those bytes read as the characters of the raw-byte
+//! reading ([`crate::mojibake::raw`]): an input whose head is valid UTF-8 is mostly UTF-8,
+//! whatever invalid bytes come later. Nothing is decoded to decide, and no pass over the whole
+//! input is needed before the one that repairs it.
+//!
+//! A legacy file is not converted byte by byte in the same way, even when it is in the very
+//! encoding raw bytes are read through: changing a file's encoding is another operation than
+//! repairing its text (its own declarations, `<?xml encoding=…?>`, `<meta charset>`, name the
+//! old one), and `fix` does it only when asked to (`--transcode`).
 
 use std::convert::Infallible;
 use std::ops::Range;

@@ -525,7 +525,7 @@ pub(crate) fn fix_to_path(
         target,
         replacing,
         |out| fix_input(scanner, input, out, target, options),
-        |counts| counts.double_encoded > 0,
+        |counts| counts.changes() > 0,
     )
 }
 

@@ -33,6 +33,12 @@ pub struct Counts {
     by_layers: [u64; 256],
     /// Repaired characters by garbled form.
     pub sequences: SequenceTable,
+    /// Characters decoded from bytes that were not UTF-8 ([`super::raw`]): counted apart from
+    /// double encoding, and by sequence in [`Counts::sequences`] with no layer.
+    pub not_utf8: u64,
+    /// Pieces of bytes that are not UTF-8 left as they are (overlong forms of ASCII, lone
+    /// surrogate halves, bytes among control characters, or all of them when asked).
+    pub not_utf8_kept: u64,
     /// Runs the pattern matched but the plausibility rule left alone.
     pub left_alone: u64,
     /// Those runs by garbled form, with what the pattern alone would have made of them.
@@ -50,6 +56,8 @@ impl Default for Counts {
             by_reading: [0; 256],
             by_layers: [0; 256],
             sequences: SequenceTable::default(),
+            not_utf8: 0,
+            not_utf8_kept: 0,
             left_alone: 0,
             left_alone_sequences: SequenceTable::default(),
         }
@@ -76,6 +84,21 @@ impl Counts {
     /// True when the input is well-formed UTF-8 throughout.
     pub fn valid_utf8(&self) -> bool {
         self.first_invalid_offset.is_none()
+    }
+
+    /// Characters a fix changes: double-encoded ones repaired, and ones decoded from bytes
+    /// that were not UTF-8.
+    pub fn changes(&self) -> u64 {
+        self.double_encoded + self.not_utf8
+    }
+
+    /// The counts with bytes that are not UTF-8 left out: for a file in another encoding,
+    /// whose non-ASCII bytes are all of that kind, and which `fix` converts only when asked.
+    pub fn without_not_utf8(mut self) -> Counts {
+        self.not_utf8 = 0;
+        self.not_utf8_kept = 0;
+        self.sequences.retain(|seq| seq.layers > 0);
+        self
     }
 
     /// Non-ASCII characters that are fine as they are.
@@ -175,6 +198,8 @@ impl Counts {
         self.double_encoded += other.double_encoded;
         self.garbled_chars += other.garbled_chars;
         self.left_alone += other.left_alone;
+        self.not_utf8 += other.not_utf8;
+        self.not_utf8_kept += other.not_utf8_kept;
         for (mine, theirs) in self.by_reading.iter_mut().zip(other.by_reading) {
             *mine += theirs;
         }
@@ -222,6 +247,9 @@ impl Counts {
     /// Counts one run of a buffer that starts at `base` in the input, as [`CountingSink`]
     /// does, with or without its sequences.
     pub fn add_run(&mut self, input: &[u8], run: &Run<'_>, base: u64, sequences: Sequences) {
+        if run.is_not_utf8() {
+            return self.add_not_utf8(input, run, base, sequences);
+        }
         if !run.repaired {
             self.left_alone += 1;
         }
@@ -246,6 +274,33 @@ impl Counts {
             self.by_layers[usize::from(c.layers)] += 1;
             if sequences == Sequences::Counted {
                 self.sequences.record(garbled, seq);
+            }
+        }
+    }
+}
+
+impl Counts {
+    /// [`Counts::add_run`] for a run of bytes that were not UTF-8.
+    fn add_not_utf8(&mut self, input: &[u8], run: &Run<'_>, base: u64, sequences: Sequences) {
+        if !run.repaired {
+            self.not_utf8_kept += 1;
+        }
+        for c in run.chars {
+            // Not counted as non-ASCII text that is fine, whether converted or kept.
+            self.garbled_chars += u64::from(c.garbled_chars);
+            if !run.repaired {
+                continue;
+            }
+            self.not_utf8 += 1;
+            if sequences == Sequences::Counted {
+                let seq = SequenceCount {
+                    original: c.original,
+                    mask: c.mask,
+                    layers: 0,
+                    count: 1,
+                    first_offset: base + c.span.start as u64,
+                };
+                self.sequences.record(&input[c.span.clone()], seq);
             }
         }
     }

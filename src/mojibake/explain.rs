@@ -8,7 +8,7 @@ use super::field::FieldEvidence;
 use super::plausibility::Verdict;
 use super::repair::repair;
 use super::scanner::{Run, Scanner, Sink};
-use crate::format::{count, hex, visible};
+use crate::format::{count, hex, visible, visible_bytes};
 
 /// One run as `explain` shows it.
 #[derive(Clone, Debug)]
@@ -118,11 +118,7 @@ impl Explanation {
 
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "input:  {}",
-            visible(&String::from_utf8_lossy(&self.input))
-        )?;
+        writeln!(f, "input:  {}", visible_bytes(&self.input))?;
         writeln!(f, "bytes:  {}", hex(&self.input, " "))?;
         if self.runs.is_empty() {
             writeln!(f, "no double-encoded sequence found")?;
@@ -133,7 +129,7 @@ impl fmt::Display for Explanation {
                 line,
                 "run at byte {}: {} ({}) — {}, {}",
                 run.offset,
-                visible(&String::from_utf8_lossy(&run.garbled)),
+                visible_bytes(&run.garbled),
                 hex(&run.garbled, " "),
                 run.verdict,
                 if run.repaired {
@@ -147,24 +143,30 @@ impl fmt::Display for Explanation {
                 writeln!(f, "    field: {field}")?;
             }
             for c in &run.chars {
+                // Bytes that are not UTF-8 and stay: the run's line said all there is.
+                if c.layers == 0 && !run.repaired {
+                    continue;
+                }
+                let how = match c.layers {
+                    0 => format!("a {} character, not UTF-8", c.reading),
+                    layers => format!(
+                        "{} reading, {}",
+                        c.reading,
+                        count(u64::from(layers), "layer")
+                    ),
+                };
                 let mut utf8 = [0u8; 4];
                 writeln!(
                     f,
-                    "    {} ({}) → {} (U+{:04X}, {}), {} reading, {}",
-                    visible(&String::from_utf8_lossy(&c.garbled)),
+                    "    {} ({}) → {} (U+{:04X}, {}), {how}",
+                    visible_bytes(&c.garbled),
                     hex(&c.garbled, " "),
                     visible(c.original.encode_utf8(&mut [0; 4])),
                     u32::from(c.original),
                     hex(c.original.encode_utf8(&mut utf8).as_bytes(), " "),
-                    c.reading,
-                    count(u64::from(c.layers), "layer")
                 )?;
             }
         }
-        writeln!(
-            f,
-            "output: {}",
-            visible(&String::from_utf8_lossy(&self.output))
-        )
+        writeln!(f, "output: {}", visible_bytes(&self.output))
     }
 }

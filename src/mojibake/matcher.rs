@@ -48,7 +48,8 @@ pub struct RepairedChar {
     /// The code pages that explain every layer of its garbling.
     pub mask: ReadingMask,
     /// How many layers of double encoding were removed to reach it (1 for double-encoded,
-    /// 2 for triple-encoded, ...).
+    /// 2 for triple-encoded, ...); 0 for a character decoded from bytes that were not UTF-8
+    /// ([`super::raw`]).
     pub layers: u8,
     /// How many characters its garbled form in the buffer is made of.
     pub garbled_chars: u32,

@@ -11,6 +11,7 @@
 //! - `plausibility`: the rule that tells double encoding from correct look-alike text.
 //! - `field`: the evidence beyond the run: what the other runs and the clean text of its
 //!   field say.
+//! - [`raw`]: bytes that are not UTF-8 inside UTF-8 text, and what each stands for.
 //! - `scanner`: the loop that finds runs, peels layers, judges and reports to a [`Sink`].
 //! - `repair`, [`counts`], `explain`: the sinks behind `fix`, `scan` and `explain`;
 //!   `sequences`: the table `scan` counts garbled forms in.
@@ -25,6 +26,7 @@ pub(crate) mod field;
 pub mod matcher;
 pub mod pattern;
 pub(crate) mod plausibility;
+pub mod raw;
 pub(crate) mod recorded;
 pub(crate) mod repair;
 pub(crate) mod scanner;
@@ -38,5 +40,5 @@ pub use matcher::{DoubleEncodedMatch, RepairedChar};
 pub use plausibility::{Evidence, Strictness, Verdict};
 pub use recorded::RecordedScan;
 pub use repair::{RepairPatches, RepairWriter, repair};
-pub use scanner::{Run, Scanner, Sink};
+pub use scanner::{NotAReading, RawBytes, Run, Scanner, Sink};
 pub(crate) use scope::ScopedValue;

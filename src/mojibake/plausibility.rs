@@ -126,6 +126,16 @@ pub enum Evidence {
     ControlForCharacter(char),
     /// A C1 control among other control characters, as in binary data.
     AmongControls(char),
+    /// Bytes that are not UTF-8, read through this code page ([`super::raw`]).
+    NotUtf8(&'static str),
+    /// Bytes that are not UTF-8 beside control characters, as in binary data: kept.
+    NotUtf8AmongControls,
+    /// An overlong UTF-8 form of this ASCII character: kept.
+    OverlongAscii(char),
+    /// An encoded surrogate half with no partner: kept.
+    LoneSurrogate,
+    /// A UTF-8 character cut short, this many of its bytes left: kept.
+    CutCharacter(u8),
 }
 
 impl fmt::Display for Evidence {
@@ -207,6 +217,31 @@ impl fmt::Display for Evidence {
                 "a C1 control, which no writer means, standing for '{c}' (U+{:04X}), its byte in \
                  Windows-1252",
                 u32::from(c)
+            ),
+            Evidence::NotUtf8(page) => write!(
+                f,
+                "bytes that are not UTF-8, so no text as they stand, read as the {page} \
+                 characters they are (overlong and CESU-8 forms of a character decoded)"
+            ),
+            Evidence::NotUtf8AmongControls => write!(
+                f,
+                "bytes that are not UTF-8 beside control characters, as in binary data: kept"
+            ),
+            Evidence::OverlongAscii(c) => write!(
+                f,
+                "an overlong UTF-8 form of the ASCII character '{}', kept: decoding it is how \
+                 input filters are bypassed",
+                c.escape_default()
+            ),
+            Evidence::LoneSurrogate => write!(
+                f,
+                "an encoded surrogate half with no partner, which stands for no character: kept"
+            ),
+            Evidence::CutCharacter(left) => write!(
+                f,
+                "the first {left} bytes of a UTF-8 character whose other bytes were lost: kept, \
+                 since no one character can be told from them, and read as single bytes they \
+                 would make new mojibake"
             ),
             Evidence::AmongControls(c) => write!(
                 f,

@@ -14,13 +14,14 @@ use std::ops::Range;
 
 use super::candidates::{CandidateFilter, Search};
 use super::classes::{SYMBOLS_AFTER_NO_LETTER, Script, is_alphabetic, script_of};
-use super::codepage::{ReadingMask, Readings, WINDOWS_1252, is_lead_byte};
+use super::codepage::{CodePage, ReadingMask, Readings, WINDOWS_1252, is_lead_byte};
 use super::controls::{control_at, judge_controls};
 use super::field::{
     Boundary, Deeper, Field, FieldEvidence, Signals, is_weak_certainty, lone_letter,
 };
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char, match_at};
 use super::plausibility::{Evidence, RunView, Strictness, Verdict, judge, neighbours};
+use super::raw::{RawKind, RawPieces, decode_piece};
 
 /// A run of adjacent double-encoded sequences, and what was decided about it.
 #[derive(Debug)]
@@ -39,6 +40,12 @@ pub struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// Whether the run is bytes that were not UTF-8 ([`super::raw`]), not double encoding: its
+    /// characters remove no layer.
+    pub fn is_not_utf8(&self) -> bool {
+        self.chars.first().is_some_and(|c| c.layers == 0)
+    }
+
     /// Appends the repaired text to `out`.
     pub fn write_replacement(&self, out: &mut Vec<u8>) {
         let mut utf8 = [0u8; 4];
@@ -83,7 +90,40 @@ pub struct Scanner {
     /// The reading C1 controls are read back through ([`super::controls`]): Windows-1252's,
     /// when it is one of the readings.
     controls: Option<ReadingMask>,
+    /// The reading bytes that are not UTF-8 are read through ([`super::raw`]), and its bit;
+    /// `None` keeps them as they are.
+    raw: Option<(&'static CodePage, ReadingMask)>,
 }
+
+/// What a [`Scanner`] does with bytes that are not UTF-8 ([`super::raw`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub enum RawBytes {
+    /// Read through Windows-1252 when it is one of the readings, else through the first.
+    #[default]
+    Auto,
+    /// Read through this page, one of the readings (the characters made of them are counted
+    /// and logged under its name).
+    Through(&'static CodePage),
+    /// Kept as they are.
+    Keep,
+}
+
+/// A code page asked for bytes that are not UTF-8 that is not one of the scanner's readings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotAReading(pub &'static str);
+
+impl std::fmt::Display for NotAReading {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "bytes that are not UTF-8 can be read only through one of the readings, and {} is \
+             not one",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for NotAReading {}
 
 /// A run held back until its field settles what to do with it, or queued behind one.
 struct Pending {
@@ -196,12 +236,44 @@ impl Scanner {
             .position(|page| std::ptr::eq(*page, &WINDOWS_1252))
             .filter(|_| strictness != Strictness::Pattern)
             .map(|bit| ReadingMask(1 << bit));
+        // Windows-1252 when it is a reading (what MySQL's `latin1` and most writers of raw
+        // bytes mean), else the first reading given.
+        let raw = readings
+            .pages()
+            .iter()
+            .position(|page| std::ptr::eq(*page, &WINDOWS_1252))
+            .or((!readings.pages().is_empty()).then_some(0))
+            .map(|bit| (readings.pages()[bit], ReadingMask(1 << bit)));
         Scanner {
             candidates: CandidateFilter::new(&readings, controls.is_some()),
             readings,
             strictness,
             controls,
+            raw,
         }
+    }
+
+    /// The scanner with bytes that are not UTF-8 read as `raw` asks.
+    pub fn with_raw_bytes(mut self, raw: RawBytes) -> Result<Scanner, NotAReading> {
+        self.raw = match raw {
+            RawBytes::Auto => Scanner::new(self.readings.clone(), self.strictness).raw,
+            RawBytes::Keep => None,
+            RawBytes::Through(page) => {
+                let bit = self
+                    .readings
+                    .pages()
+                    .iter()
+                    .position(|known| std::ptr::eq(*known, page))
+                    .ok_or(NotAReading(page.name))?;
+                Some((page, ReadingMask(1 << bit)))
+            }
+        };
+        Ok(self)
+    }
+
+    /// The code page bytes that are not UTF-8 are read through, if they are converted.
+    pub fn raw_bytes(&self) -> Option<&'static CodePage> {
+        self.raw.map(|(page, _)| page)
     }
 
     pub fn readings(&self) -> &Readings {
@@ -225,7 +297,21 @@ impl Scanner {
         let mut field = Field::default();
         let mut from = 0;
         let mut search = Search::default();
-        while let Some(span) = self.next_run(input, from, &mut search, &mut sequences, true) {
+        let mut raw_pieces = RawPieces::new(input);
+        // The next run of each kind: a double-encoded one (its sequences in `sequences`) and a
+        // piece of bytes that are not UTF-8. They never overlap: one is made of well-formed
+        // characters, the other of none.
+        let mut next_encoded = self.next_run(input, from, &mut search, &mut sequences, true);
+        let mut next_raw = raw_pieces.next_from(from);
+        loop {
+            let (span, raw) = match (&next_encoded, &next_raw) {
+                (Some(encoded), Some(raw)) if raw.span.start < encoded.start => {
+                    (raw.span.clone(), Some(raw.kind))
+                }
+                (Some(encoded), _) => (encoded.clone(), None),
+                (None, Some(raw)) => (raw.span.clone(), Some(raw.kind)),
+                (None, None) => break,
+            };
             from = span.end;
             match field.boundary(input, span.start) {
                 Boundary::At(end) => {
@@ -247,8 +333,9 @@ impl Scanner {
                 Boundary::Within => {}
             }
             let context = neighbours(input, span.start, span.end);
-            let resolved = match (sequences.is_empty(), self.controls) {
-                (true, Some(mask)) => {
+            let resolved = match (raw, sequences.is_empty(), self.controls) {
+                (Some(kind), _, _) => self.resolve_raw(input, &span, kind, context, &mut chars),
+                (None, true, Some(mask)) => {
                     self.resolve_controls(input, &span, mask, context, &mut chars)
                 }
                 _ => self.resolve_run(input, &sequences, context, &mut chars),
@@ -259,6 +346,9 @@ impl Scanner {
             // A strongly certain run earlier in the field settles what clean text could not.
             let garbled_field = field.strongly_certain();
             let decision = match (self.strictness, verdict) {
+                // Bytes that are not UTF-8 are no look-alike of correct text: their own shape
+                // decides, under every strictness.
+                _ if raw.is_some() => Some(matches!(verdict, Verdict::Certain(_))),
                 (Strictness::Pattern, _) => Some(true),
                 (Strictness::Balanced, _) if resolved.deeper.is_some() => None,
                 (Strictness::Balanced, Verdict::Certain(own)) if is_weak_certainty(own) => {
@@ -277,13 +367,16 @@ impl Scanner {
                 }
                 (Strictness::Balanced, Verdict::Ambiguous(_)) => None,
             };
-            field.add(
-                input,
-                &self.readings,
-                span.clone(),
-                resolved.signals,
-                decision.is_none(),
-            );
+            // Bytes that are not UTF-8 say nothing of double encoding in their field.
+            if raw.is_none() {
+                field.add(
+                    input,
+                    &self.readings,
+                    span.clone(),
+                    resolved.signals,
+                    decision.is_none(),
+                );
+            }
             let lent = match (self.strictness, verdict, decision) {
                 (Strictness::Balanced, Verdict::Ambiguous(_), Some(true)) => {
                     Some(FieldEvidence::CertainNearby)
@@ -315,6 +408,12 @@ impl Scanner {
                     decision,
                     field: lent,
                 }),
+            }
+            match raw {
+                Some(_) => next_raw = raw_pieces.next_from(from),
+                None => {
+                    next_encoded = self.next_run(input, from, &mut search, &mut sequences, true)
+                }
             }
         }
         self.settle(&mut field, &mut held, &mut held_chars, input, None, sink)?;
@@ -404,6 +503,52 @@ impl Scanner {
                 end += next.len;
             }
             return Some(start..end);
+        }
+    }
+
+    /// Resolves a piece of bytes that are not UTF-8 at `span` into `chars` ([`super::raw`]):
+    /// converted through the raw-byte reading unless it is a form always kept, the reading
+    /// leaves a byte undefined, or control characters beside it make it binary data.
+    fn resolve_raw(
+        &self,
+        input: &[u8],
+        span: &Range<usize>,
+        kind: RawKind,
+        (before, after): (Option<char>, Option<char>),
+        chars: &mut Vec<RepairedChar>,
+    ) -> Resolved {
+        chars.clear();
+        let control = |c: Option<char>| c.is_some_and(|c| c.is_control() && !c.is_whitespace());
+        let verdict = match (kind, self.raw) {
+            (RawKind::OverlongAscii(c), _) => Verdict::Rejected(Evidence::OverlongAscii(c)),
+            (RawKind::LoneSurrogate, _) => Verdict::Rejected(Evidence::LoneSurrogate),
+            (RawKind::CutCharacter(left), _) => Verdict::Rejected(Evidence::CutCharacter(left)),
+            (RawKind::Converted, _) if control(before) || control(after) => {
+                Verdict::Rejected(Evidence::NotUtf8AmongControls)
+            }
+            (RawKind::Converted, Some((page, mask))) => {
+                match decode_piece(input, span.clone(), page, mask, chars) {
+                    Some(()) => Verdict::Certain(Evidence::NotUtf8(page.name)),
+                    None => Verdict::Rejected(Evidence::NotUtf8(page.name)),
+                }
+            }
+            (RawKind::Converted, None) => Verdict::Rejected(Evidence::NothingAgainst),
+        };
+        if !matches!(verdict, Verdict::Certain(_)) {
+            // Left as they are: one character of no reading, so counts see one kept piece.
+            chars.clear();
+            chars.push(RepairedChar {
+                span: span.clone(),
+                original: char::REPLACEMENT_CHARACTER,
+                mask: ReadingMask(0),
+                layers: 0,
+                garbled_chars: input[span.clone()].iter().filter(|&&b| b >= 0xC0).count() as u32,
+            });
+        }
+        Resolved {
+            verdict,
+            deeper: None,
+            signals: Signals::default(),
         }
     }
 

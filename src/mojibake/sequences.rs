@@ -114,6 +114,12 @@ impl SequenceTable {
         }
     }
 
+    /// Keeps only the forms `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(&SequenceCount) -> bool) {
+        self.short.retain(|_, seq| keep(seq));
+        self.long.retain(|_, seq| keep(seq));
+    }
+
     /// How many distinct garbled forms were seen.
     pub fn len(&self) -> usize {
         self.short.len() + self.long.len()

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::charset::{Determination, SurveyRecord};
 use crate::dump::DumpRecord;
-pub use crate::format::{count, hex, thousands, visible};
+pub use crate::format::{count, hex, thousands, visible, visible_bytes};
 use crate::mojibake::counts::SequenceCount;
 use crate::mojibake::{Counts, Readings};
 pub use explain::{ExplainRecord, explain_records};
@@ -66,6 +66,12 @@ pub struct CountsRecord {
     pub by_layers: BTreeMap<String, u64>,
     pub fine_non_ascii: u64,
     pub top_sequences: Vec<SequenceRecord>,
+    /// Characters decoded from bytes that were not UTF-8, and pieces of them kept; absent
+    /// from records written before they were counted.
+    #[serde(default)]
+    pub not_utf8: u64,
+    #[serde(default)]
+    pub not_utf8_kept: u64,
     pub left_alone: u64,
     pub top_left_alone: Vec<SequenceRecord>,
 }
@@ -86,6 +92,8 @@ impl CountsRecord {
             by_layers: counts.by_layers_keyed(),
             fine_non_ascii: counts.fine_non_ascii(),
             top_sequences: sequences(counts.top_sequences(top)),
+            not_utf8: counts.not_utf8,
+            not_utf8_kept: counts.not_utf8_kept,
             left_alone: counts.left_alone,
             top_left_alone: sequences(counts.top_left_alone(top)),
         }
@@ -225,6 +233,18 @@ pub fn counts_text(readings: &Readings, name: &str, counts: &Counts, top: usize)
             layers_part.join(", ")
         );
     }
+    if counts.not_utf8 > 0 {
+        out += &format!(
+            ", {} from bytes not UTF-8",
+            count(counts.not_utf8, "character")
+        );
+    }
+    if counts.not_utf8_kept > 0 {
+        out += &format!(
+            ", {} of bytes not UTF-8 kept",
+            count(counts.not_utf8_kept, "piece")
+        );
+    }
     out += &format!(
         ", {} left alone, {} fine, {}, ",
         count(counts.left_alone, "look-alike"),
@@ -237,13 +257,16 @@ pub fn counts_text(readings: &Readings, name: &str, counts: &Counts, top: usize)
     }
     out.push('\n');
     for (garbled, seq) in counts.top_sequences(top) {
+        let how = match seq.layers {
+            0 => "not UTF-8".to_owned(),
+            layers => count(u64::from(layers), "layer"),
+        };
         out += &format!(
-            "  {} → {} × {} ({}, {})\n",
-            visible(&String::from_utf8_lossy(garbled)),
+            "  {} → {} × {} ({}, {how})\n",
+            visible_bytes(garbled),
             visible(seq.original.encode_utf8(&mut [0; 4])),
             thousands(seq.count),
             readings.reading_name(seq.mask),
-            count(u64::from(seq.layers), "layer")
         );
     }
     out
