@@ -12,6 +12,8 @@
 //! - `field`: the evidence beyond the run: what the other runs and the clean text of its
 //!   field say.
 //! - `scanner`: the loop that finds runs, peels layers, judges and reports to a [`Sink`].
+//! - [`learn`]: the chain of recodings that turns a correct text into a garbled sample, and
+//!   the `fix` options that undo it.
 //! - `repair`, [`counts`], `explain`: the sinks behind `fix`, `scan` and `explain`;
 //!   `sequences`: the table `scan` counts garbled forms in.
 
@@ -22,6 +24,7 @@ pub mod controls;
 pub mod counts;
 pub(crate) mod explain;
 pub(crate) mod field;
+pub mod learn;
 pub mod matcher;
 pub mod pattern;
 pub(crate) mod plausibility;
