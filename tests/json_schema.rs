@@ -1,5 +1,5 @@
 //! The JSON the binary prints, against its types and its documentation: every record `scan
-//! --json`, `detect --json` and `explain --json` print on the corpus and on awkward inputs
+//! --json`, `detect --json`, `explain --json` and `learn --json` print on the corpus and on awkward inputs
 //! reads back into the library's record types and writes out the same (so the types hold every
 //! field), and every field name in them is documented in `docs/json.md`.
 
@@ -14,7 +14,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use undouble::report::{DetectRecord, ExplainRecord, ScanRecord};
+use undouble::report::{DetectRecord, ExplainRecord, LearnRecord, ScanRecord};
 
 /// The fields whose values are maps keyed by data (reading names, layers, encodings, the
 /// columns of a row's key), not by field names.
@@ -129,10 +129,15 @@ fn every_record_reads_back_into_its_type_and_every_field_is_documented() {
     ] {
         all.extend(records::<ExplainRecord>(&["explain", "--json", text]));
     }
+    // A chain undouble undoes, one it cannot, and none.
+    for (bad, good) in [("cafÃƒÂ©", "café"), ("Ïðèâåò", "Привет"), ("cafe", "tea")]
+    {
+        all.extend(records::<LearnRecord>(&["learn", "--json", bad, good]));
+    }
 
     let kinds: BTreeSet<&str> = all.iter().filter_map(|r| r["type"].as_str()).collect();
     let expected = [
-        "detect", "error", "file", "run", "skipped", "summary", "total",
+        "detect", "error", "file", "learn", "run", "skipped", "summary", "total",
     ];
     assert_eq!(
         kinds,

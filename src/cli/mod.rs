@@ -12,6 +12,7 @@ mod detect;
 mod explain;
 mod fix;
 mod inputs;
+mod learn;
 mod manual;
 mod report;
 mod scan;
@@ -89,6 +90,20 @@ Exit codes:
   1  something repaired
   2  an error";
 
+const LEARN_HELP: &str = "\
+Examples:
+  Which recodings garbled a text, and the fix that undoes them:
+    undouble learn 'Ð¿Ñ€Ð¸Ð²ÐµÑ‚' 'привет'
+  A sample that is not UTF-8, from files:
+    undouble learn --from-files garbled.txt correct.txt
+  One JSON object:
+    undouble learn --json 'CafÃƒÂ©' 'Café'
+
+Exit codes:
+  0  a chain of layers explains the sample (or the texts are equal)
+  1  no chain of up to --max-layers layers explains it
+  2  an error";
+
 const DETECT_HELP: &str = "\
 Examples:
   undouble detect page.html
@@ -161,6 +176,10 @@ enum Command {
     /// Show how a text was garbled, what undouble makes of each sequence, and the repair.
     #[command(after_help = EXPLAIN_HELP)]
     Explain(explain::ExplainArgs),
+    /// Find the recodings that turned a correct text into a garbled sample, and the `fix`
+    /// options that undo them.
+    #[command(after_help = LEARN_HELP)]
+    Learn(learn::LearnArgs),
     /// Tell which encoding documents declare and use, and where the sources disagree.
     #[command(after_help = DETECT_HELP)]
     Detect(detect::DetectArgs),
@@ -293,6 +312,7 @@ pub fn main() -> ExitCode {
         Command::Fix(args) => fix::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Detect(args) => detect::run(&args),
+        Command::Learn(args) => learn::run(&args),
         Command::Undo {
             audit,
             dry_run,

@@ -13,6 +13,8 @@
 //!   field say.
 //! - [`raw`]: bytes that are not UTF-8 inside UTF-8 text, and what each stands for.
 //! - `scanner`: the loop that finds runs, peels layers, judges and reports to a [`Sink`].
+//! - [`learn`]: the chain of recodings that turns a correct text into a garbled sample, and
+//!   the `fix` options that undo it.
 //! - `repair`, [`counts`], `explain`: the sinks behind `fix`, `scan` and `explain`;
 //!   `sequences`: the table `scan` counts garbled forms in.
 
@@ -23,6 +25,7 @@ pub mod controls;
 pub mod counts;
 pub(crate) mod explain;
 pub(crate) mod field;
+pub mod learn;
 pub mod matcher;
 pub mod pattern;
 pub(crate) mod plausibility;

@@ -4,10 +4,11 @@
 //! Every JSON record is one of the types here, serialized with its keys in alphabetical order
 //! (as `serde_json` writes a map), and documented field by field in `docs/json.md`; each
 //! carries a `type` so that a consumer can read the stream line by line, and each can be read
-//! back into its type ([`ScanRecord`], [`DetectRecord`], [`ExplainRecord`]).
+//! back into its type ([`ScanRecord`], [`DetectRecord`], [`ExplainRecord`], [`LearnRecord`]).
 
 pub mod explain;
 pub mod html;
+pub mod learn;
 pub mod records;
 
 use std::collections::BTreeMap;
@@ -20,6 +21,7 @@ pub use crate::format::{count, hex, thousands, visible, visible_bytes};
 use crate::mojibake::counts::SequenceCount;
 use crate::mojibake::{Counts, Readings};
 pub use explain::{ExplainRecord, explain_records};
+pub use learn::LearnRecord;
 
 /// How many distinct sequences a report lists.
 pub const TOP_SEQUENCES: usize = 10;
