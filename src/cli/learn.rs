@@ -160,7 +160,9 @@ fn text(
     if transcoded == Some(false) {
         out.push_str(
             "Note: a file holding only this sample is not converted by --transcode: its few \
-             invalid sequences are taken for damaged UTF-8. A whole file in that encoding is.\n",
+             invalid sequences are taken for UTF-8 with raw bytes, which fix reads as \
+             characters of the raw-byte reading (Windows-1252 by default; --raw-bytes). A \
+             whole file in that encoding is converted.\n",
         );
     }
     out
