@@ -23,7 +23,9 @@
 //! 2. its head is not valid UTF-8, and in its sample — its first [`SAMPLE_LIMIT`] bytes, and
 //!    as many from the start of the line holding the first invalid byte, within the head — at
 //!    least [`MIN_INVALID_SEQUENCES`] sequences are invalid and their bytes are more than half
-//!    of the sample's non-ASCII bytes. The encoding is `chardetng`'s guess from the same
+//!    of the sample's non-ASCII bytes. The forms of lax UTF-8 encoders (overlong forms, CESU-8
+//!    surrogate pairs, as Java and MySQL's `utf8mb3` write them) count as UTF-8: they have its
+//!    shape, and a file of them is UTF-8 whose every such form `fix` decodes. The encoding is `chardetng`'s guess from the same
 //!    sample, with its confidence ([`Confidence`]).
 //!
 //! An input that looks binary (a NUL byte in its first 8 KiB) and is not UTF-16/32 by rule 1
@@ -48,6 +50,7 @@ use crate::charset::{
     ByteEvidence, Confidence, DEFAULT_SUSPECTS, KnownEncoding, encoding_from_byte_order_mark,
 };
 use crate::error::Error;
+use crate::mojibake::raw;
 
 /// How much of a file the rule samples, twice: from its start, and from the line of its first
 /// invalid byte. Enough text for `chardetng`, little enough to read in no time.
@@ -289,6 +292,14 @@ impl Tally {
             let Some(length) = error.error_len() else {
                 break;
             };
+            let invalid = rest.get(valid..).unwrap_or_default();
+            // An overlong or CESU-8 form is UTF-8 by its shape: a lax encoder's, not a legacy
+            // encoding's, and it is decoded where it stands.
+            if let Some(lax) = raw::lax_utf8_len(invalid) {
+                self.non_ascii += lax;
+                rest = invalid.get(lax..).unwrap_or_default();
+                continue;
+            }
             // An invalid sequence is never ASCII: it is a lead byte and continuation bytes.
             self.non_ascii += length;
             self.invalid_bytes += length;
@@ -387,6 +398,16 @@ mod tests {
             "plain ASCII, then caf\u{E9} cr\u{E8}me br\u{FB}l\u{E9}e",
         ));
         assert_eq!(guessed(&kind).map(|(_, c)| c), Some(Confidence::Low));
+    }
+
+    #[test]
+    fn the_forms_of_lax_encoders_are_utf8() {
+        // CESU-8 pairs (😀, as Java writes it) and overlong forms, line after line.
+        let cesu = b"smile \xED\xA0\xBD\xED\xB8\x80 and \xE0\x83\x9A\n".repeat(20);
+        assert_eq!(kind_of(&cesu), TextKind::Utf8);
+        // The same number of stray single bytes is another encoding.
+        let legacy = b"smile \xE9 and \xE8\n".repeat(20);
+        assert!(matches!(kind_of(&legacy), TextKind::Legacy(_)));
     }
 
     #[test]

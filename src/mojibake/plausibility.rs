@@ -35,7 +35,9 @@
 //!      Latin or Greek letter, a symbol, or a combining mark on the letter before (Salish
 //!      `QÌ“T` → `Q̓T`) → certain: correct text does not break a word so;
 //!    - a capital garbled letter continuing a word in capitals (`MISUTÂ` + no-break space)
-//!      → ambiguous: correct capitals and garbled text look the same there;
+//!      → ambiguous: correct capitals and garbled text look the same there; except where the
+//!      pair is one no word in capitals holds and its repair a capital of the same alphabet
+//!      (`CHAÃŽNE` → `CHAÎNE`, `OÃ™` → `OÙ`) → certain;
 //!    - a letter of another script touching a Latin letter (`« café\u{a0}»` would give
 //!      `caf頻`) → ambiguous;
 //!    - anything else (`Ã©` → `é` inside a word, `â€™` → `’`, `Â ` → no-break space after a
@@ -118,6 +120,8 @@ pub enum Evidence {
     Apostrophe,
     PunctuationPileUp,
     CapitalsContext,
+    /// A capital and a letter or `™` no word in capitals holds side by side (`ÃŽ`, `Ã™`).
+    CapitalsPairNoWordHolds(char, char),
     LoneLetter(Script),
     LoneRareLetter(char),
     ScriptBesideLatin(Script),
@@ -180,6 +184,11 @@ impl fmt::Display for Evidence {
             Evidence::CapitalsContext => write!(
                 f,
                 "continues a word in capitals, where correct text looks the same"
+            ),
+            Evidence::CapitalsPairNoWordHolds(lead, next) => write!(
+                f,
+                "'{lead}' followed by '{next}' in a word in capitals, a pair no language writes, \
+                 while the repair is a capital of the word's alphabet"
             ),
             Evidence::SymbolInsideWord => {
                 write!(
@@ -497,6 +506,11 @@ fn one_sequence(run: &RunView<'_>) -> Verdict {
         return Verdict::Ambiguous(Evidence::Apostrophe);
     }
     if lead.is_uppercase() && capital(run.before) && !lowercase(run.after) {
+        if let [next] = continuations
+            && no_word_in_capitals_holds(lead, *next, repaired)
+        {
+            return Verdict::Certain(Evidence::CapitalsPairNoWordHolds(lead, *next));
+        }
         return Verdict::Ambiguous(Evidence::CapitalsContext);
     }
     match script_of(repaired) {
@@ -516,6 +530,32 @@ fn one_sequence(run: &RunView<'_>) -> Verdict {
         None => {}
     }
     Verdict::Certain(Evidence::NothingAgainst)
+}
+
+/// The capitals Windows-1252 adds to Latin-1 (`Š Œ Ž Ÿ`), and `™`: the characters standing
+/// for a continuation byte that a garbled capital can be followed by in a word in capitals,
+/// besides the symbols and the no-break space that correct capitals are followed by too
+/// (`CAFÉ®`, `MISUTÂ` + no-break space, `«IRMÃ»`).
+const CAPITALS_EXTRAS: [char; 5] = ['Š', 'Œ', 'Ž', 'Ÿ', '™'];
+
+/// Whether a garbled capital `lead` followed by `next` (one of [`CAPITALS_EXTRAS`]) is a pair
+/// that no word in capitals holds, while its repair is a capital of the same alphabet: `ÃŽ`
+/// (`CHAÃŽNE` for `CHAÎNE`), `ÃŠ` (`THÃŠM` for Vietnamese `THÊM`), `Ã™` (`OÃ™` for `OÙ`),
+/// `ÄŒ` (`Č`), `ÃŸ` (`STRAÃŸE` for `STRAßE`, the one small letter German writes in capitals).
+///
+/// The languages that write `Š Ž` and `Œ` do not write `Ã` or `Å`, and the few that write `Ä`
+/// beside them (Slovak, Estonian, Finnish) hardly ever put the two side by side; `Ã` before
+/// `™` would be a trade mark on a word ending in `Ã`. The capitals whose pairs correct text
+/// does hold (Czech and Slovak `ÚŽ`, `ÍŽ`, `ÉŠ` in `ÚŽASNÝ`, `PROHLÍŽEČ`, `BANGLADÉŠAN`)
+/// repair to letters of other scripts, combining marks or rare letters, which this leaves
+/// out: it asks for a letter of Latin-1 or Latin Extended-A.
+fn no_word_in_capitals_holds(lead: char, next: char, repaired: char) -> bool {
+    let capital = repaired.is_uppercase() || repaired == 'ß';
+    CAPITALS_EXTRAS.contains(&next)
+        && matches!(lead, 'Ã' | 'Ä' | 'Å')
+        && capital
+        && script_of(repaired) == Some(Script::Latin)
+        && u32::from(repaired) < 0x180
 }
 
 /// How the garbled text of a run breaks a word, read as correct text.
@@ -629,6 +669,35 @@ mod tests {
             verdict_in("« caf", "é\u{a0}»", ""),
             Verdict::Ambiguous(Evidence::ScriptBesideLatin(Script::Cjk))
         ));
+    }
+
+    #[test]
+    fn capitals_garbled_into_pairs_no_word_holds_are_certain() {
+        for (before, garbled, after) in [
+            ("CHA", "ÃŽ", "NE"),
+            ("O", "Ã™", " ET QUAND?"),
+            ("XEM TH", "ÃŠ", "M"),
+            ("STRA", "ÃŸ", "E"),
+            ("MO", "ÄŒ", "ÁL"),
+        ] {
+            assert!(
+                matches!(
+                    verdict_in(before, garbled, after),
+                    Verdict::Certain(Evidence::CapitalsPairNoWordHolds(..))
+                ),
+                "{before}{garbled}{after}"
+            );
+        }
+        // Pairs correct Czech and Slovak capitals hold stay undecided: their repair is a
+        // letter of another script, a combining mark or a rare letter.
+        for (before, pair, after) in [("", "ÚŽ", "ASNÝ"), ("PROHL", "ÍŽ", "EČ")] {
+            let verdict = verdict_in(before, pair, after);
+            assert!(!is_certain(verdict), "{before}{pair}{after}: {verdict:?}");
+        }
+        assert!(!is_certain(verdict_in("BANGLAD", "ÉŠ", "AN")));
+        // So do the symbols correct capitals are followed by.
+        assert!(!is_certain(verdict_in("IRM", "Ã»", "")));
+        assert!(!is_certain(verdict_in("MISUT", "Â\u{a0}", "AJIKKO")));
     }
 
     #[test]

@@ -129,6 +129,17 @@ fn lax_form_at(bytes: &[u8]) -> Option<Form> {
     }
 }
 
+/// The length of the form a lax UTF-8 encoder wrote at the start of `bytes`, if there is one:
+/// an overlong form, a CESU-8 surrogate pair or a lone encoded surrogate. Such bytes are
+/// UTF-8 by their shape, whatever they decode to, which single-byte text almost never is:
+/// what tells a CESU-8 file from one in a legacy encoding.
+pub fn lax_utf8_len(bytes: &[u8]) -> Option<usize> {
+    match lax_form_at(bytes)? {
+        Form::Decoded(_, len) | Form::OverlongAscii(_, len) | Form::LoneSurrogate(len) => Some(len),
+        Form::Cut(_) => None,
+    }
+}
+
 /// Where the next byte that is not part of well-formed UTF-8 lies at or after `from`, and how
 /// long the ill-formed sequence starting there is (to the end for one cut by it).
 fn next_invalid(input: &[u8], from: usize) -> Option<Range<usize>> {
