@@ -298,6 +298,10 @@ pub enum FieldEvidence {
     /// Ambiguous, repaired: a lone letter with nothing in its field against it, in a scope (a
     /// dump's column) where this many other values are certainly garbled ([`super::scope`]).
     GarbledScope(u32),
+    /// Ambiguous, repaired: a lone letter on a line with nothing else beyond ASCII, in a text
+    /// where this many other lines are certainly garbled and most non-ASCII text is runs
+    /// ([`super::text_scope`]).
+    GarbledText(u32),
     /// An ambiguous inner layer peeled: another run of the field peels as many on its own.
     InnerLayerAsDeepAsOthers(Verdict),
     /// Left alone: the outer layer is certain, but its inner layer is in doubt and would stay
@@ -356,6 +360,11 @@ impl fmt::Display for FieldEvidence {
                 f,
                 "nothing in its field speaks against it, and {n} values of its column are \
                  certainly garbled"
+            ),
+            FieldEvidence::GarbledText(n) => write!(
+                f,
+                "nothing else on its line is beyond ASCII, and {n} lines of the text are certainly \
+                 garbled, which holds more garbled text than correct non-ASCII text"
             ),
             FieldEvidence::InnerLayerAsDeepAsOthers(inner) => write!(
                 f,

@@ -35,6 +35,7 @@ pub(crate) mod repair;
 pub(crate) mod scanner;
 pub mod scope;
 pub(crate) mod sequences;
+pub(crate) mod text_scope;
 
 pub use codepage::{CodePage, ReadingMask, Readings};
 pub(crate) use counts::Counts;

@@ -38,15 +38,16 @@ impl RecordedScan {
     /// Scans `input` with `scanner`, keeping every run.
     pub fn record(scanner: &Scanner, input: &[u8]) -> RecordedScan {
         let mut recorded = RecordedScan::default();
-        recorded.record_again(scanner, input);
+        let Ok(()) = scanner.scan(input, &mut recorded);
         recorded
     }
 
-    /// Records the scan of `input` in place of the one held, reusing its memory.
+    /// Records the scan of `input` in place of the one held, reusing its memory, with fields
+    /// as the widest scope: a dump's columns are lent to it after ([`RecordedScan::lend_scopes`]).
     pub(crate) fn record_again(&mut self, scanner: &Scanner, input: &[u8]) {
         self.runs.clear();
         self.chars.clear();
-        let Ok(()) = scanner.scan(input, self);
+        let Ok(()) = scanner.scan_fields(input, self);
     }
 
     /// Repairs the lone letters that the scopes of their values vouch for ([`super::scope`]);
@@ -87,28 +88,66 @@ impl RecordedScan {
                 tally.add(scope.value, run.verdict, run.repaired, run.field);
             }
         }
+        let lends = |i: usize| {
+            let scope = scopes[i].as_ref()?;
+            let garbled = tallies.get(&scope.scope)?.lends()?;
+            Some((scope.span.clone(), FieldEvidence::GarbledScope(garbled)))
+        };
+        self.lend_where(input, &[], lends)
+    }
+
+    /// Repairs the lone letters that the text around them vouches for ([`super::text_scope`]),
+    /// with `evidence`: each run that may borrow, in the value `value_of` gives for its span,
+    /// when the value holds no other non-ASCII text than runs, these or the `earlier` ones
+    /// (sorted spans before the first recorded run). Returns how many runs were repaired.
+    pub(crate) fn lend(
+        &mut self,
+        input: &[u8],
+        earlier: &[Range<usize>],
+        mut value_of: impl FnMut(&Range<usize>) -> Range<usize>,
+        evidence: FieldEvidence,
+    ) -> usize {
+        let spans: Vec<Range<usize>> = self.runs.iter().map(|run| run.span.clone()).collect();
+        self.lend_where(input, earlier, |i| Some((value_of(&spans[i]), evidence)))
+    }
+
+    /// Repairs each run that may borrow and for which `lends` (given the run's index) names a
+    /// value and the evidence it lends, when the value holds no non-ASCII text but runs (these
+    /// and the `earlier` ones).
+    fn lend_where(
+        &mut self,
+        input: &[u8],
+        earlier: &[Range<usize>],
+        mut lends: impl FnMut(usize) -> Option<(Range<usize>, FieldEvidence)>,
+    ) -> usize {
         let mut lent = 0;
-        for (i, scope) in scopes.iter().enumerate() {
-            let Some(scope) = scope else { continue };
-            let Some(garbled) = tallies.get(&scope.scope).and_then(|tally| tally.lends()) else {
-                continue;
-            };
-            if !borrows(&self.runs[i]) {
+        for i in 0..self.runs.len() {
+            let run = &self.runs[i];
+            let chars = &self.chars[run.chars.clone()];
+            if !may_borrow(
+                input,
+                &run.span,
+                chars,
+                run.verdict,
+                run.repaired,
+                run.field,
+            ) {
                 continue;
             }
+            let Some((value, evidence)) = lends(i) else {
+                continue;
+            };
             // The runs of the same value: runs are in input order.
-            let first = self
-                .runs
-                .partition_point(|run| run.span.end <= scope.span.start);
+            let first = self.runs.partition_point(|run| run.span.end <= value.start);
             let spans = self.runs[first..]
                 .iter()
-                .take_while(|run| run.span.start < scope.span.end)
+                .take_while(|run| run.span.start < value.end)
                 .map(|run| &run.span);
-            if only_runs_beyond_ascii(input, &scope.span, spans) {
+            if only_runs_beyond_ascii(input, &value, earlier.iter().chain(spans)) {
                 lent += 1;
                 let run = &mut self.runs[i];
                 run.repaired = true;
-                run.field = Some(FieldEvidence::GarbledScope(garbled));
+                run.field = Some(evidence);
             }
         }
         lent
@@ -116,6 +155,12 @@ impl RecordedScan {
 
     /// Gives `sink` the runs of the recorded scan of `input`, then its end, as the scan did.
     pub(crate) fn replay<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
+        self.replay_runs(input, sink)?;
+        sink.end(input)
+    }
+
+    /// Gives `sink` the runs of the recorded scan of `input`, but not its end.
+    pub(crate) fn replay_runs<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
         for run in &self.runs {
             let replayed = Run {
                 span: run.span.clone(),
@@ -126,7 +171,7 @@ impl RecordedScan {
             };
             sink.run(input, &replayed)?;
         }
-        sink.end(input)
+        Ok(())
     }
 }
 

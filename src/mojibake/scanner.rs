@@ -22,6 +22,7 @@ use super::field::{
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char, match_at};
 use super::plausibility::{Evidence, RunView, Strictness, Verdict, judge, neighbours};
 use super::raw::{RawKind, RawPieces, decode_piece};
+use super::text_scope::TextScope;
 
 /// A run of adjacent double-encoded sequences, and what was decided about it.
 #[derive(Debug)]
@@ -287,8 +288,18 @@ impl Scanner {
     /// Scans `input` and reports every run to `sink`, then calls [`Sink::end`].
     ///
     /// The buffer is judged on its own: context never reaches across its ends, so callers that
-    /// feed a file in pieces cut it after a newline wherever they can.
+    /// feed a file in pieces cut it after a newline wherever they can. Under the balanced
+    /// strictness the buffer is also the scope of its lines ([`super::text_scope`]).
     pub fn scan<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
+        match self.strictness {
+            Strictness::Balanced => self.scan_fields(input, &mut TextScope::new(sink)),
+            _ => self.scan_fields(input, sink),
+        }
+    }
+
+    /// [`Scanner::scan`] with fields as the widest scope: for a dump, whose columns are its
+    /// scopes ([`super::scope`]).
+    pub(crate) fn scan_fields<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
         let mut sequences = Vec::new();
         let mut chars = Vec::new();
         let mut held: VecDeque<Pending> = VecDeque::new();

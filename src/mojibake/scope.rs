@@ -84,6 +84,11 @@ impl Tally {
         }
     }
 
+    /// How many values of the scope are certainly garbled so far.
+    pub fn garbled(&self) -> u32 {
+        self.garbled
+    }
+
     /// How many values of the scope are certainly garbled, when that is evidence enough.
     pub fn lends(&self) -> Option<u32> {
         (self.garbled >= GARBLED_VALUES_NEEDED && self.garbled > self.clean).then_some(self.garbled)
