@@ -300,7 +300,7 @@ pub enum FieldEvidence {
     GarbledScope(u32),
     /// Ambiguous, repaired: a lone letter on a line with nothing else beyond ASCII, in a text
     /// where this many other lines are certainly garbled and most non-ASCII text is runs
-    /// ([`super::text_scope`]).
+    /// (the text as a scope).
     GarbledText(u32),
     /// An ambiguous inner layer peeled: another run of the field peels as many on its own.
     InnerLayerAsDeepAsOthers(Verdict),

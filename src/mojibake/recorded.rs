@@ -64,19 +64,7 @@ impl RecordedScan {
             return 0;
         }
         // Most buffers hold no run that could borrow: then nothing else is looked at.
-        let chars = &self.chars;
-        let borrows = |run: &RecordedRun| {
-            let chars = &chars[run.chars.clone()];
-            may_borrow(
-                input,
-                &run.span,
-                chars,
-                run.verdict,
-                run.repaired,
-                run.field,
-            )
-        };
-        if !self.runs.iter().any(borrows) {
+        if !self.runs.iter().any(|run| self.may_borrow(input, run)) {
             return 0;
         }
         let scopes: Vec<Option<ScopedValue>> =
@@ -122,16 +110,7 @@ impl RecordedScan {
     ) -> usize {
         let mut lent = 0;
         for i in 0..self.runs.len() {
-            let run = &self.runs[i];
-            let chars = &self.chars[run.chars.clone()];
-            if !may_borrow(
-                input,
-                &run.span,
-                chars,
-                run.verdict,
-                run.repaired,
-                run.field,
-            ) {
+            if !self.may_borrow(input, &self.runs[i]) {
                 continue;
             }
             let Some((value, evidence)) = lends(i) else {
@@ -151,6 +130,18 @@ impl RecordedScan {
             }
         }
         lent
+    }
+
+    /// Whether `run`, one of these, may borrow a scope's evidence ([`may_borrow`]).
+    fn may_borrow(&self, input: &[u8], run: &RecordedRun) -> bool {
+        may_borrow(
+            input,
+            &run.span,
+            &self.chars[run.chars.clone()],
+            run.verdict,
+            run.repaired,
+            run.field,
+        )
     }
 
     /// Gives `sink` the runs of the recorded scan of `input`, then its end, as the scan did.

@@ -289,7 +289,7 @@ impl Scanner {
     ///
     /// The buffer is judged on its own: context never reaches across its ends, so callers that
     /// feed a file in pieces cut it after a newline wherever they can. Under the balanced
-    /// strictness the buffer is also the scope of its lines ([`super::text_scope`]).
+    /// strictness the buffer is also the scope of its lines (the text as a scope).
     pub fn scan<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
         match self.strictness {
             Strictness::Balanced => self.scan_fields(input, &mut TextScope::new(sink)),
