@@ -102,6 +102,10 @@ pub(crate) type Tallies = FxHashMap<u64, Tally>;
 /// are: ambiguous, with nothing in its field for or against it, and a repair that fits where
 /// it stands. Whether its value holds other non-ASCII text is asked apart
 /// ([`only_runs_beyond_ascii`]), once a scope would lend.
+///
+/// Asked of every run of a text: the tests that turn most runs away (repaired, certain, with
+/// something in their field) are inlined where it is asked, the rest is not.
+#[inline]
 pub(crate) fn may_borrow(
     input: &[u8],
     span: &Range<usize>,
@@ -110,12 +114,21 @@ pub(crate) fn may_borrow(
     repaired: bool,
     field: Option<FieldEvidence>,
 ) -> bool {
-    if repaired || !matches!(verdict, Verdict::Ambiguous(_)) {
-        return false;
-    }
-    if field != Some(FieldEvidence::NothingNearby) {
-        return false;
-    }
+    !repaired
+        && matches!(verdict, Verdict::Ambiguous(_))
+        && field == Some(FieldEvidence::NothingNearby)
+        && fits_where_it_stands(input, span, chars, verdict)
+}
+
+/// Whether an ambiguous run with nothing in its field has a repair that fits where it stands
+/// ([`may_borrow`]).
+#[inline(never)]
+fn fits_where_it_stands(
+    input: &[u8],
+    span: &Range<usize>,
+    chars: &[RepairedChar],
+    verdict: Verdict,
+) -> bool {
     let (before, after) = neighbours(input, span.start, span.end);
     let last = decode_last_char(&input[..span.end]);
     if speaks_for_itself(verdict, chars, before, last, after) {

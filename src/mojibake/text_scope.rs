@@ -23,14 +23,12 @@
 //! passed on at the end of the buffer, once the lines after it have been counted. A buffer of
 //! correct text, or of correct text with some garbled values, costs a few counters per run
 //! and a count of its non-ASCII bytes only as far as its runs could outweigh them, and is
-//! never held back. The price is that a lone letter
-//! before that point borrows nothing (a text's first lines are a title or a heading, and hold
-//! words).
+//! never held back. The price is that a lone letter before that point borrows nothing (a
+//! text's first lines are a title or a heading, and hold words).
 
 use std::ops::Range;
 
 use super::field::FieldEvidence;
-use super::plausibility::Verdict;
 use super::recorded::RecordedScan;
 use super::scanner::{Run, Sink};
 use super::scope::{Tally, may_borrow};
@@ -79,7 +77,7 @@ impl<'s, S: Sink> TextScope<'s, S> {
     /// character beyond ASCII takes, so that the runs are never weighed more than they are.
     ///
     /// Bytes are counted only until the count answers: once the non-ASCII bytes counted reach
-    /// the runs' bytes and their repairs', more bytes can only add to them. A text of mostly
+    /// the runs' weight, more bytes can only add to them. A text of mostly
     /// correct non-ASCII is so counted only as far as its runs reach, and each byte is counted
     /// once, however often this is asked.
     fn mostly_runs(&mut self, input: &[u8], end: usize) -> bool {
@@ -98,8 +96,8 @@ impl<'s, S: Sink> TextScope<'s, S> {
 }
 
 /// How many bytes of `bytes` are not ASCII: their high bits added up in one byte per block, a
-/// loop the compiler turns into vector additions. A block is as many bytes as a byte can count,
-/// rounded down to whole vectors so that none is left to a byte-at-a-time tail.
+/// loop the compiler turns into vector additions. A block fits in a byte's count and is whole
+/// vectors of every width, so that no block is left to a byte-at-a-time tail.
 fn count_non_ascii(bytes: &[u8]) -> usize {
     const BLOCK: usize = 128;
     bytes
@@ -119,7 +117,7 @@ fn holds_newline(bytes: &[u8]) -> bool {
 }
 
 /// The line of `input` that holds `span` (runs hold no newline).
-pub(crate) fn line_holding(input: &[u8], span: &Range<usize>) -> Range<usize> {
+fn line_holding(input: &[u8], span: &Range<usize>) -> Range<usize> {
     let start = memchr::memrchr(b'\n', &input[..span.start]).map_or(0, |at| at + 1);
     let end = memchr::memchr(b'\n', &input[span.end..]).map_or(input.len(), |at| span.end + at);
     start..end
@@ -145,10 +143,7 @@ impl<S: Sink> Sink for TextScope<'_, S> {
         self.tally.add(value, run.verdict, run.repaired, run.field);
         self.run_bytes += run.span.len();
         self.repaired_chars += run.chars.len();
-        // The first tests of `may_borrow`, here where they cost least: most runs are repaired.
         if self.recorded.is_none()
-            && !run.repaired
-            && matches!(run.verdict, Verdict::Ambiguous(_))
             && self.tally.garbled() > 0
             && may_borrow(
                 input,
@@ -234,8 +229,10 @@ mod tests {
                 );
             }
         }
-        // Past the words one byte lane can count, and at their edges.
-        for len in [1000, 2039, 2040, 2041, 4080, 5000] {
+        // Past what one block's byte can count, and at the edges of blocks.
+        for len in [
+            127, 128, 129, 255, 256, 257, 1000, 2039, 2040, 2041, 4080, 5000,
+        ] {
             assert_eq!(super::count_non_ascii(&vec![0xFF; len]), len);
             let alternate: Vec<u8> = (0..len)
                 .map(|i| if i % 3 == 0 { 0x80 } else { b'a' })
