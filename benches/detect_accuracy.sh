@@ -8,7 +8,8 @@
 #
 # What:
 #   1. installs what is missing: uchardet (apt-get), chardet and charset-normalizer (pip);
-#   2. builds undouble (`cargo build --release`; UNDOUBLE=/path tests another binary);
+#   2. builds undouble (`cargo build --release`; UNDOUBLE=/path tests another binary;
+#      UNDOUBLE_BASELINE=/path adds the rows of a second one, e.g. the branch point's);
 #   3. runs benches/detect_accuracy.py: it builds the corpus under target/detect-corpus
 #      (generated, never committed) from the translations in /usr/share/locale/*/LC_MESSAGES,
 #      converted with iconv into 30-odd legacy encodings, short and long, as text, HTML and

@@ -183,6 +183,7 @@ fn what_fix_does(
             let what = match legacy.basis {
                 Basis::ByteOrderMark => format!("{name} by its byte order mark"),
                 Basis::FirstCharacters => format!("{name} by its first characters"),
+                Basis::ZeroBytes => format!("{name} by where its zero bytes fall"),
                 Basis::Guess { confidence, .. } => {
                     let score = survey
                         .actual

@@ -4,11 +4,13 @@
 //! binary construction". Three kinds of evidence, strongest first:
 //!
 //! 1. UTF-16/UTF-32 without a BOM: the first `<` (after white space only) in that encoding,
-//!    found by [`encoding_from_first_chars`]. This is structure, not statistics.
+//!    found by [`encoding_from_first_chars`]; for plain text, where the zero bytes fall over
+//!    the whole sample (`zero_bytes.rs`). This is structure, not statistics.
 //! 2. UTF-8: a body with non-ASCII bytes that is valid UTF-8 is UTF-8 for every practical
 //!    purpose; legacy text almost never validates by accident.
-//! 3. Anything else non-ASCII: `chardetng`'s statistical guess. It is reported as a guess and
-//!    never outranks a declaration: a guess is not an identification.
+//! 3. Anything else non-ASCII: `chardetng`'s statistical guess, re-ranked and scored by byte
+//!    tables learnt from real text (`guess.rs`). It is reported as a guess and never outranks
+//!    a declaration: a guess is not an identification.
 //!
 //! A pure-ASCII body proves only that the encoding is ASCII-compatible; it is reported as such
 //! (no encoding), so it cannot contradict a header or `<meta>` naming any ASCII-compatible
@@ -19,7 +21,9 @@ use encoding_rs::{DecoderResult, Encoding};
 use serde::{Deserialize, Serialize};
 
 use super::first_chars::{DEFAULT_WHITESPACE, encoding_from_first_chars};
+use super::guess;
 use super::suspect::{DEFAULT_SUSPECTS, Suspect};
+use super::zero_bytes::wide_unicode_from_zero_bytes;
 
 /// How the bytes were read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,6 +31,8 @@ use super::suspect::{DEFAULT_SUSPECTS, Suspect};
 pub enum DetectionMethod {
     /// UTF-16/32 structure of the first characters.
     FirstChars,
+    /// UTF-16/32 by where the zero bytes fall over the whole sample (plain text without BOM).
+    ZeroBytes,
     /// Valid UTF-8 with non-ASCII content.
     Utf8Validation,
     /// Only ASCII bytes: ASCII-compatible, nothing more.
@@ -57,33 +63,33 @@ pub enum Confidence {
 /// two of accented text, or a handful of CJK characters.
 pub const CONFIDENT_NON_ASCII_BYTES: usize = 32;
 
-/// How many non-ASCII bytes make a clean guess as likely right as wrong: the half-way point
-/// of [`Score`]'s curve. Ten bytes are a few accented words; fewer are a name or a sign.
-const HALF_CONFIDENT_NON_ASCII_BYTES: u64 = 10;
+/// The bytes of evidence a statistical guess is discounted by: with `n` non-ASCII bytes it is
+/// trusted at most `n / (n + EVIDENCE_PRIOR_BYTES)`.
+const EVIDENCE_PRIOR_BYTES: f64 = 3.0;
 
 /// How far to trust a statistical guess, from 0 to 1; serialises as a number with two
 /// decimals.
 ///
-/// `chardetng` gives no score, so this is judged from the outside, from the two things that
-/// make its guesses go wrong: too little text, and text the guess cannot even decode. With
-/// `n` non-ASCII bytes that the guess decodes cleanly the score is `n / (n + 10)` (7 bytes
-/// 0.41, 32 bytes 0.76, 100 bytes 0.91); a guess that meets a malformed sequence gets half
-/// of that, so it never reaches 0.5.
+/// `chardetng` gives no score, so this is the chance that the answer is right as a logistic
+/// model learnt from real text tells it (`guess.rs`): from how many non-ASCII bytes there
+/// are, whether the answer decodes them cleanly, and how clearly the byte tables of the
+/// languages written in it pick it out. A couple of accented letters score low whatever
+/// they are.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Score {
     per_mille: u16,
 }
 
 impl Score {
-    /// The score of a guess resting on `non_ascii` bytes, decoded cleanly or not.
-    pub(crate) fn of_guess(non_ascii: u64, decodes_cleanly: bool) -> Self {
-        let full = non_ascii.saturating_mul(1000)
-            / non_ascii
-                .saturating_add(HALF_CONFIDENT_NON_ASCII_BYTES)
-                .max(1);
-        let per_mille = if decodes_cleanly { full } else { full / 2 };
+    /// The score of a probability (clamped to 0..=1; NaN is 0).
+    pub(crate) fn of_probability(probability: f64) -> Self {
+        let value = if probability.is_nan() {
+            0.0
+        } else {
+            probability.clamp(0.0, 1.0)
+        };
         Self {
-            per_mille: u16::try_from(per_mille.min(1000)).unwrap_or(1000),
+            per_mille: (value * 1000.0).round() as u16,
         }
     }
 
@@ -193,27 +199,46 @@ impl ByteEvidence {
     }
 
     /// `chardetng`'s guess from `samples` (read as one stream) of bytes that are not UTF-8,
-    /// the first invalid sequence being at byte `invalid_at` of the file; `sampled` says which
-    /// part of the file the samples are, for the evidence text (empty for all of it).
+    /// re-ranked and scored by the byte tables (see `guess.rs`), the first invalid sequence
+    /// being at byte `invalid_at` of the file; `sampled` says which part of the file the
+    /// samples are, for the evidence text (empty for all of it).
     pub(crate) fn statistical(samples: &[&[u8]], invalid_at: u64, sampled: &str) -> Self {
-        let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
-        let mut non_ascii = 0;
-        for (index, sample) in samples.iter().enumerate() {
-            detector.feed(sample, index + 1 == samples.len());
-            non_ascii += sample.iter().filter(|b| !b.is_ascii()).count();
-        }
-        let guess = detector.guess(None, Utf8Detection::Deny);
-        let decodes_cleanly = samples.iter().all(|sample| decodes_cleanly(guess, sample));
-        let level = if non_ascii >= CONFIDENT_NON_ASCII_BYTES && decodes_cleanly {
+        let chardetng = chardetng_guess(samples);
+        let ranked = guess::rank(samples, chardetng, |encoding| {
+            samples
+                .iter()
+                .all(|sample| decodes_cleanly(encoding, sample))
+        });
+        let (guess, non_ascii) = (ranked.encoding, ranked.non_ascii);
+        let level = if non_ascii >= CONFIDENT_NON_ASCII_BYTES as u64 && ranked.decodes_cleanly {
             Confidence::High
         } else {
             Confidence::Low
         };
-        let score = Score::of_guess(non_ascii as u64, decodes_cleanly);
-        let malformed = if decodes_cleanly {
+        // The model was fitted on text where a letter or two is mostly read right, since the
+        // candidates mostly agree on it; a file is no likelier to be one of those. So a guess
+        // resting on `n` non-ASCII bytes is trusted no more than `n / (n + 3)` (two bytes 0.4,
+        // below the default threshold), and half that when it does not decode cleanly.
+        let ceiling = non_ascii as f64 / (non_ascii as f64 + EVIDENCE_PRIOR_BYTES);
+        let ceiling = if ranked.decodes_cleanly {
+            ceiling
+        } else {
+            ceiling / 2.0
+        };
+        let score = Score::of_probability(ranked.probability.min(ceiling));
+        let malformed = if ranked.decodes_cleanly {
             ""
         } else {
             ", which it does not decode cleanly"
+        };
+        let whose = if guess == chardetng {
+            format!("chardetng guesses {}", guess.name())
+        } else {
+            format!(
+                "chardetng guesses {}, the byte tables {}",
+                chardetng.name(),
+                guess.name()
+            )
         };
         Self {
             encoding: Some(guess.name().to_owned()),
@@ -222,37 +247,60 @@ impl ByteEvidence {
             confidence: Some(score),
             level: Some(level),
             evidence: format!(
-                "not UTF-8 (invalid sequence at byte {invalid_at}); chardetng guesses {} \
-                 (confidence {score}) from {non_ascii} non-ASCII bytes{sampled}{malformed}",
-                guess.name()
+                "not UTF-8 (invalid sequence at byte {invalid_at}); {whose} (confidence \
+                 {score}) from {non_ascii} non-ASCII bytes{sampled}{malformed}"
             ),
         }
     }
 
-    /// The UTF-16/32 structure of the first characters, if `body` starts with `<` in it.
+    /// The UTF-16/32 structure of `body`: its first characters if it starts with `<` in it,
+    /// else the pattern of its zero bytes.
     pub(crate) fn wide_unicode(body: &[u8]) -> Option<Self> {
-        let wide = wide_unicode_from_first_chars(body)?;
-        let less_than = wide.encode_char('<').unwrap_or_default();
-        let hex: Vec<String> = less_than.iter().map(|b| format!("{b:02X}")).collect();
+        if let Some(wide) = wide_unicode_from_first_chars(body) {
+            let less_than = wide.encode_char('<').unwrap_or_default();
+            let hex: Vec<String> = less_than.iter().map(|b| format!("{b:02X}")).collect();
+            return Some(Self {
+                encoding: Some(wide.name().to_owned()),
+                method: DetectionMethod::FirstChars,
+                guess: false,
+                confidence: None,
+                level: None,
+                evidence: format!(
+                    "the first '<' is {} ({}) with only white space before it",
+                    hex.join(" "),
+                    wide.name()
+                ),
+            });
+        }
+        let wide = wide_unicode_from_zero_bytes(body)?;
         Some(Self {
             encoding: Some(wide.name().to_owned()),
-            method: DetectionMethod::FirstChars,
+            method: DetectionMethod::ZeroBytes,
             guess: false,
             confidence: None,
             level: None,
             evidence: format!(
-                "the first '<' is {} ({}) with only white space before it",
-                hex.join(" "),
+                "no '<' first, but the zero bytes fall as in {} text: one script's code units, \
+                 no NUL or control character",
                 wide.name()
             ),
         })
     }
 }
 
+/// chardetng's guess for `samples`, read as one stream, UTF-8 and ISO-2022-JP ruled out.
+pub(super) fn chardetng_guess(samples: &[&[u8]]) -> &'static Encoding {
+    let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+    for (index, sample) in samples.iter().enumerate() {
+        detector.feed(sample, index + 1 == samples.len());
+    }
+    detector.guess(None, Utf8Detection::Deny)
+}
+
 /// Whether `sample` decodes in `encoding` without a malformed sequence, through a small buffer
 /// (a sample can be hundreds of megabytes). A character cut by the end of the sample is not
 /// counted against it: a sample is a piece of a longer file.
-fn decodes_cleanly(encoding: &'static Encoding, sample: &[u8]) -> bool {
+pub(super) fn decodes_cleanly(encoding: &'static Encoding, sample: &[u8]) -> bool {
     let mut decoder = encoding.new_decoder_without_bom_handling();
     let mut buffer = [0u8; 4096];
     let mut rest = sample;
@@ -269,11 +317,16 @@ fn decodes_cleanly(encoding: &'static Encoding, sample: &[u8]) -> bool {
 }
 
 /// UTF-16 or UTF-32 (no BOM) if the first characters are `<` in it after white space only.
-pub(crate) fn wide_unicode_from_first_chars(body: &[u8]) -> Option<Suspect> {
+fn wide_unicode_from_first_chars(body: &[u8]) -> Option<Suspect> {
     encoding_from_first_chars(body, DEFAULT_SUSPECTS, DEFAULT_WHITESPACE)
         .into_iter()
         .next()
         .filter(|suspect| suspect.is_wide_unicode())
+}
+
+/// UTF-16 or UTF-32 (no BOM) by the first characters, else by the zero bytes.
+pub(crate) fn wide_unicode_from_structure(body: &[u8]) -> Option<Suspect> {
+    wide_unicode_from_first_chars(body).or_else(|| wide_unicode_from_zero_bytes(body))
 }
 
 /// Reads the encoding from `body` (without its BOM); `None` for an empty body.
@@ -379,14 +432,12 @@ mod tests {
     }
 
     #[test]
-    fn the_score_grows_with_the_evidence_and_halves_on_malformed_text() {
-        let value = |n, clean| Score::of_guess(n, clean).value();
-        assert_eq!(value(0, true), 0.0);
-        assert_eq!(value(10, true), 0.5);
-        assert!(value(7, true) < 0.5 && value(32, true) > 0.75);
-        assert!(value(100_000, false) < 0.5);
+    fn the_score_is_a_probability_with_two_decimals() {
+        assert_eq!(Score::of_probability(0.5).value(), 0.5);
+        assert_eq!(Score::of_probability(f64::NAN).value(), 0.0);
+        assert_eq!(Score::of_probability(7.0).value(), 1.0);
         assert_eq!(
-            serde_json::to_string(&Score::of_guess(32, true))
+            serde_json::to_string(&Score::of_probability(0.7631))
                 .ok()
                 .as_deref(),
             Some("0.76")

@@ -84,6 +84,7 @@ mod content_type;
 mod detect;
 mod ebcdic;
 mod first_chars;
+mod guess;
 mod html;
 mod html_tags;
 mod http;
@@ -92,6 +93,8 @@ mod labels;
 mod meta;
 pub(crate) mod policy;
 pub mod prescan;
+#[rustfmt::skip]
+mod guess_tables;
 mod ranking;
 mod source;
 mod sql;
@@ -100,6 +103,7 @@ mod suspect;
 mod utf7;
 pub(crate) mod whatwg;
 mod xml;
+mod zero_bytes;
 
 pub use crate::sql::{MAX_STATEMENT_BYTES, SqlDialect};
 pub use bom::{byte_order_mark_length, encoding_from_byte_order_mark};
@@ -109,6 +113,7 @@ pub use detect::{
 };
 pub use ebcdic::EbcdicCodePage;
 pub use first_chars::{DEFAULT_WHITESPACE, encoding_from_first_chars};
+pub use guess::{GuessFeatures, guess_features};
 pub use html::{HtmlOptions, encoding_from_html_document};
 pub use http::{
     HttpOptions, encoding_from_http_message, is_html_media_type, is_text_xml_media_type,

@@ -5,7 +5,7 @@
 //! 1. the HTTP header's `charset` (`protocol`);
 //! 2. a byte order mark (`bom`);
 //! 3. what the bytes identify by their structure (`detected`: UTF-16/32 from the first
-//!    characters, or valid non-ASCII UTF-8; see `detect.rs`);
+//!    characters or the zero bytes, or valid non-ASCII UTF-8; see `detect.rs`);
 //! 4. the document's own declarations: the XML declaration (`xml`), then `<meta>` (`meta`);
 //!    in a document that looks like a SQL dump (`sql.rs`), its connection statements instead
 //!    (`sql`: `SET NAMES`, `SET client_encoding`, ...; the last distinct one is the one in
@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use super::bom::split_byte_order_mark;
 use super::content_type::encoding_from_content_type;
 use super::detect::{
-    ByteEvidence, DetectionMethod, Score, detect_after_bom, wide_unicode_from_first_chars,
+    ByteEvidence, DetectionMethod, Score, detect_after_bom, wide_unicode_from_structure,
 };
 use super::http_message::HttpMessage;
 use super::labels::{KnownEncoding, LabelMeaning, labels_agree, leaves_byte_order_open};
@@ -67,8 +67,8 @@ pub struct PolicyOptions {
     pub min_confidence: Score,
 }
 
-/// The default [`PolicyOptions::min_confidence`]: a guess as likely right as wrong, which
-/// takes about ten non-ASCII bytes that the guess decodes cleanly (see [`Score`]).
+/// The default [`PolicyOptions::min_confidence`]: a guess as likely right as wrong, by the
+/// model that scores it (see [`Score`]).
 pub const DEFAULT_MIN_CONFIDENCE: f64 = 0.5;
 
 impl Default for PolicyOptions {
@@ -559,7 +559,7 @@ pub(crate) fn markup_declarations(
         found.push(Gathered::from_label(Source::Xml, xml));
     }
     let reading = bom
-        .or_else(|| wide_unicode_from_first_chars(document))
+        .or_else(|| wide_unicode_from_structure(document))
         .unwrap_or(Suspect::Iso8859_1);
     let head = document.get(..META_SCAN_LIMIT).unwrap_or(document);
     for meta in encoding_from_meta_element(head, reading) {

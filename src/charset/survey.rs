@@ -19,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::bom::split_byte_order_mark;
-use super::detect::{ByteEvidence, wide_unicode_from_first_chars};
+use super::detect::{ByteEvidence, wide_unicode_from_structure};
 use super::first_chars::{DEFAULT_WHITESPACE, encoding_from_first_chars};
 use super::labels::{KnownEncoding, LabelMeaning, labels_agree};
 use super::policy::{
@@ -167,7 +167,7 @@ enum Actual {
 ///   `table-default` or `column`, with `line`, `offset`, `label`, `encoding`, `collation`,
 ///   `table` (or database) and `column` (for `column`), each `null` when absent.
 /// - `actual.detected`: `null`, or `encoding` (`null` for ASCII), `method` (`first-chars`,
-///   `utf8-validation`, `ascii`, `statistical`), `guess`, `confidence` (0 to 1, only for
+///   `zero-bytes`, `utf8-validation`, `ascii`, `statistical`), `guess`, `confidence` (0 to 1, only for
 ///   `statistical`) and `evidence` (text).
 /// - `diagnostics[]`: `level` (`error`, `warning`, `notice`), `code` and `message`. Codes:
 ///   `conflict` (warning: a declaration the bytes contradict), `double-encoded` (warning:
@@ -262,7 +262,7 @@ fn read_actual(
 ) -> (Actual, Option<ByteEvidence>) {
     let wide = bom
         .filter(|bom| bom.is_wide_unicode())
-        .or_else(|| wide_unicode_from_first_chars(head_body));
+        .or_else(|| wide_unicode_from_structure(head_body));
     if let Some(wide) = wide.and_then(|wide| KnownEncoding::for_label(wide.name())) {
         return (Actual::Wide(wide), ByteEvidence::wide_unicode(head_body));
     }

@@ -18,8 +18,8 @@
 //! nothing else. An input is legacy when
 //!
 //! 1. it starts with a UTF-16 or UTF-32 byte order mark, or its first character after white
-//!    space is `<` in UTF-16 or UTF-32 (the structure [`crate::charset`] reads): that
-//!    encoding, for certain; or
+//!    space is `<` in UTF-16 or UTF-32, or its zero bytes fall as in UTF-16 or UTF-32 text
+//!    (the structure [`crate::charset`] reads): that encoding, for certain; or
 //! 2. its head is not valid UTF-8, and in its sample — its first [`SAMPLE_LIMIT`] bytes, and
 //!    as many from the start of the line holding the first invalid byte, within the head — at
 //!    least [`MIN_INVALID_SEQUENCES`] sequences are invalid and their bytes are more than half
@@ -47,7 +47,8 @@ use encoding_rs::Encoding;
 
 use super::Input;
 use crate::charset::{
-    ByteEvidence, Confidence, DEFAULT_SUSPECTS, KnownEncoding, encoding_from_byte_order_mark,
+    ByteEvidence, Confidence, DEFAULT_SUSPECTS, DetectionMethod, KnownEncoding,
+    encoding_from_byte_order_mark,
 };
 use crate::error::Error;
 use crate::mojibake::raw;
@@ -90,6 +91,8 @@ pub enum Basis {
     ByteOrderMark,
     /// `<` in UTF-16/32 as the first character.
     FirstCharacters,
+    /// Zero bytes where UTF-16/32 text has them, over the whole head.
+    ZeroBytes,
     /// `chardetng`'s statistical guess; the file is valid UTF-8 up to `first_invalid_offset`.
     Guess {
         confidence: Confidence,
@@ -105,6 +108,7 @@ impl Legacy {
         match self.basis {
             Basis::ByteOrderMark => format!("{name} by its byte order mark"),
             Basis::FirstCharacters => format!("{name} by its first characters"),
+            Basis::ZeroBytes => format!("{name} by where its zero bytes fall"),
             Basis::Guess {
                 confidence,
                 first_invalid_offset,
@@ -232,10 +236,14 @@ fn wide_unicode(head: &[u8]) -> Option<Legacy> {
     let (name, basis) = match bom {
         Some(bom) if bom.is_wide_unicode() => (bom.name().to_owned(), Basis::ByteOrderMark),
         Some(_) => return None,
-        None => (
-            ByteEvidence::wide_unicode(head)?.encoding?,
-            Basis::FirstCharacters,
-        ),
+        None => {
+            let evidence = ByteEvidence::wide_unicode(head)?;
+            let basis = match evidence.method {
+                DetectionMethod::ZeroBytes => Basis::ZeroBytes,
+                _ => Basis::FirstCharacters,
+            };
+            (evidence.encoding?, basis)
+        }
     };
     let encoding = KnownEncoding::for_label(&name)?;
     Some(Legacy { encoding, basis })
