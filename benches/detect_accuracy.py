@@ -292,7 +292,8 @@ def main():
         "| | right | decisive | right, short | right, long | files/s |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    per_size = n // len(SIZES) if SIZES else n
+    # Some pairs of text and encoding give fewer files (text the encoding cannot write).
+    per_size = {size: sum(1 for f in files if f[3] == size) for size in SIZES}
     for name in names:
         right_n, decisive = totals[name]
         elapsed = tools[name][1]
@@ -300,7 +301,8 @@ def main():
         long_ = by_size[(name, "long")][0]
         lines.append(
             f"| {name} | {100 * right_n / n:.1f}% | {100 * decisive / n:.1f}% | "
-            f"{100 * short / per_size:.1f}% | {100 * long_ / per_size:.1f}% | {n / elapsed:,.0f} |")
+            f"{100 * short / max(per_size['short'], 1):.1f}% | "
+            f"{100 * long_ / max(per_size['long'], 1):.1f}% | {n / elapsed:,.0f} |")
     lines += ["", "Right answers per encoding (files; languages of the text):", "",
               "| encoding | files | " + " | ".join(names) + " |",
               "|---|---:|" + "---:|" * len(names)]

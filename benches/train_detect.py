@@ -6,11 +6,13 @@ chardetng is the base guess, but it has no x-mac-cyrillic, no KOI8-R, no ISO-885
 score to say how far to trust it. Two things are learnt here from real text, the translations
 Debian installs (/usr/share/locale/*/LC_MESSAGES/*.mo), and written out as data:
 
-1. Byte tables, one per single-byte encoding: how often each non-ASCII byte occurs after an
-   ASCII letter, after another non-ASCII byte, or after anything else, in text of the
-   languages written in that encoding. A guess of chardetng's that is a single-byte
-   encoding is re-ranked among the tables' encodings that decode the sample cleanly, with a
-   bonus for chardetng's own choice, itself fitted here.
+1. Byte tables, one per single-byte encoding and language written in it: how often each
+   non-ASCII byte occurs after an ASCII letter, after another non-ASCII byte, or after
+   anything else. An encoding scores as its best-fitting language: a mixture of the languages
+   would dilute French `é` with German `ä` until Czech in ISO-8859-2 fitted French better
+   than French did. A guess of chardetng's that is a single-byte encoding is re-ranked among
+   the tables' encodings that decode the sample cleanly, with a bonus for chardetng's own
+   choice, itself fitted here.
 2. A logistic model of the chance that the final answer is right, from the non-ASCII byte
    count, whether the answer decodes cleanly, the tables' margin and fit, and whether the
    tables and chardetng agree: the confidence that `--min-confidence` is compared with.
@@ -52,7 +54,8 @@ CALIBRATION_PARTS = {2}
 # Each table: the encoding as encoding_rs names it, its Python codec, the languages whose text
 # it is trained on (a language's catalogues each weigh the same in the table).
 MODELS = [
-    ("windows-1252", "cp1252", ["de", "fr", "es", "pt", "it", "nl", "da", "sv", "fi", "ca"]),
+    ("windows-1252", "cp1252",
+     ["de", "fr", "es", "pt", "it", "nl", "da", "sv", "fi", "ca", "en_GB"]),
     ("ISO-8859-15", "iso8859_15", ["et"]),
     ("windows-1250", "cp1250", ["pl", "cs", "sk", "hu", "ro", "hr", "sl"]),
     ("ISO-8859-2", "iso8859_2", ["pl", "cs", "sk", "hu", "ro", "hr", "sl"]),
@@ -170,36 +173,41 @@ def letter_bytes(codec):
     return letters
 
 
-def train_table(codec, languages):
-    """Log-probabilities in centinats, [class][byte - 0x80]."""
-    mix = [[0.0] * 128 for _ in range(CLASSES)]
-    used = 0
-    for language in languages:
-        counts = [[0] * 128 for _ in range(CLASSES)]
-        for text in detect_accuracy.messages(language, TABLE_PARTS):
-            data = encode(text, codec)
-            if data is not None:
-                count(data, counts)
-        total = sum(map(sum, counts))
-        if total == 0:
-            continue
-        used += 1
-        for c in range(CLASSES):
-            for b in range(128):
-                mix[c][b] += counts[c][b] / total
+def train_table(codec, language):
+    """Log-probabilities in centinats, [class][byte - 0x80], of one language's text in
+    `codec`; None if the language has no text the codec can write."""
+    counts = [[0] * 128 for _ in range(CLASSES)]
+    for text in detect_accuracy.messages(language, TABLE_PARTS):
+        data = encode(text, codec)
+        if data is not None:
+            count(data, counts)
+    total = sum(map(sum, counts))
+    if total == 0:
+        return None
     letters = letter_bytes(codec)
     letter_cells = CLASSES * len(letters)
     table = []
     for c in range(CLASSES):
         row = []
         for b in range(128):
-            p = (1 - LETTER_SHARE - ANY_SHARE) * mix[c][b] / max(used, 1)
+            p = (1 - LETTER_SHARE - ANY_SHARE) * counts[c][b] / total
             if b + 0x80 in letters:
                 p += LETTER_SHARE / letter_cells
             p += ANY_SHARE / (CLASSES * 128)
             row.append(max(-32768, round(100 * math.log(p))))
         table.append(row)
     return table
+
+
+def train_tables():
+    """[(encoding, language, table)] for every language of every model that has text."""
+    tables = []
+    for name, codec, languages in MODELS:
+        for language in languages:
+            table = train_table(codec, language)
+            if table is not None:
+                tables.append((name, language, table))
+    return tables
 
 
 def render(tables, bonus, weights, summary):
@@ -212,12 +220,13 @@ def render(tables, bonus, weights, summary):
         "use super::guess::ByteTable;",
         "",
         "/// Log-probabilities in centinats of each non-ASCII byte after an ASCII letter, after",
-        "/// a non-ASCII byte, and after anything else, per encoding.",
+        "/// a non-ASCII byte, and after anything else, per encoding and language.",
         f"pub(super) static TABLES: [ByteTable; {len(tables)}] = [",
     ]
-    for name, table in tables:
+    for name, language, table in tables:
         lines.append("    ByteTable {")
         lines.append(f"        encoding: \"{name}\",")
+        lines.append(f"        language: \"{language}\",")
         lines.append("        log_p: [")
         for row in table:
             lines.append("            [")
@@ -368,7 +377,7 @@ def solve(matrix, vector):
 
 def main():
     check = "--check" in sys.argv[1:]
-    tables = [(name, train_table(codec, languages)) for name, codec, languages in MODELS]
+    tables = train_tables()
     # The tables first, so that the features target scores with them.
     placeholder = render(tables, 0, [0.0] * 7, "(calibrating)")
     original = open(OUTPUT).read() if os.path.exists(OUTPUT) else None

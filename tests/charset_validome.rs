@@ -159,16 +159,16 @@ fn charset_no_charset_anywhere() {
     let document = document(example.title, None, example.body, Bytes::Latin1);
     let found = determine(&document, Some(b"text/html"), &PolicyOptions::default());
     assert!(found.has_errors());
-    let detected = found
-        .detected
-        .as_ref()
-        .map(|d| (d.guess, d.encoding.as_deref()));
-    assert_eq!(detected, Some((true, Some("windows-1252"))));
+    // Seven letters in a row, no word around them: German umlauts or Greek letters alike.
+    let detected = found.detected.as_ref().expect("a statistical guess");
+    assert!(detected.guess);
+    let guessed = detected.encoding.as_deref().expect("an encoding guessed");
     assert!(
-        found
-            .diagnostics
-            .iter()
-            .any(|d| d.message.contains("chardetng guesses windows-1252"))
+        found.diagnostics.iter().any(|d| d.message.contains(guessed)
+            && d.message.contains("chardetng guesses windows-1252")
+            && d.message.contains("too little evidence")),
+        "{:#?}",
+        found.diagnostics
     );
 
     // With a fallback to assume, the same document is read as asked, without an error.

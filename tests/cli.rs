@@ -380,7 +380,7 @@ fn the_scan_survey_says_what_fix_will_do_with_a_file_that_is_not_utf8() {
     ]);
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
-        text.contains("\n  windows-1252 (guess, 0.83): use --transcode\n"),
+        text.contains("\n  windows-1252 (guess, 0.94): use --transcode\n"),
         "{text}"
     );
     assert!(
@@ -397,7 +397,7 @@ fn the_scan_survey_says_what_fix_will_do_with_a_file_that_is_not_utf8() {
     let output = run(&["scan", "--json", path_str(&legacy_path)]);
     let records = json_lines(&output);
     assert_eq!(
-        records[0]["encoding"]["fix"], "windows-1252 (guess, 0.83): use --transcode",
+        records[0]["encoding"]["fix"], "windows-1252 (guess, 0.94): use --transcode",
         "{:?}",
         records[0]
     );

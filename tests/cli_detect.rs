@@ -509,11 +509,11 @@ fn trees_are_walked_like_scan_with_a_summary() {
         [
             format!("{}: UTF-8 from meta \"utf-8\"", name("index.html")),
             format!(
-                "{}: windows-1252 (guess, 0.88); notice guessed",
+                "{}: windows-1252 (guess, 0.96); notice guessed",
                 name("old/deeper/more.txt")
             ),
             format!(
-                "{}: windows-1252 (guess, 0.88); notice guessed",
+                "{}: windows-1252 (guess, 0.96); notice guessed",
                 name("old/legacy.txt")
             ),
             format!(

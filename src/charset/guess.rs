@@ -4,11 +4,13 @@
 //! no score. Both gaps are filled with data learnt from real text by `benches/train_detect.py`
 //! (`guess_tables.rs`), not with rules:
 //!
-//! - one byte table per single-byte encoding: how likely each non-ASCII byte is after an ASCII
-//!   letter, after another non-ASCII byte, or after anything else, in the languages written in
-//!   that encoding. When chardetng's guess is one of the tables' encodings, the answer is the
-//!   table that fits the sample best among those that decode it cleanly, chardetng's own
-//!   choice with a bonus: it is overruled only by clearly better evidence;
+//! - one byte table per single-byte encoding and language written in it: how likely each
+//!   non-ASCII byte is after an ASCII letter, after another non-ASCII byte, or after anything
+//!   else. An encoding scores as the language that fits the sample best (a mixture of its
+//!   languages would blur French into Czech). When chardetng's guess is one of the tables'
+//!   encodings, the answer is the encoding that fits best among those that decode the sample
+//!   cleanly, chardetng's own choice with a bonus: it is overruled only by clearly better
+//!   evidence;
 //! - a logistic model of the chance that the answer is right, from how many non-ASCII bytes
 //!   there are, whether the answer decodes them cleanly, by how much its table beats the
 //!   next, how well it fits, and whether the tables and chardetng agree. A couple of accented
@@ -37,17 +39,50 @@ const MARGIN_CAP: i64 = 10_000;
 /// below it the sample is unlike every language the tables know.
 const FIT_FLOOR: f64 = -20.0;
 
-/// One encoding's table: log-probabilities in centinats (hundredths of a nat) of each
-/// non-ASCII byte, `[class][byte - 0x80]`, the classes as [`CLASSES`] lists them.
+/// One language's table in one encoding: log-probabilities in centinats (hundredths of a nat)
+/// of each non-ASCII byte, `[class][byte - 0x80]`, the classes as [`CLASSES`] lists them.
 pub(super) struct ByteTable {
     /// The encoding, as `encoding_rs` names it.
     pub(super) encoding: &'static str,
+    /// The language the table was learnt from, as the locale directories name it.
+    pub(super) language: &'static str,
     pub(super) log_p: [[i16; 128]; CLASSES],
+}
+
+/// How well an encoding fits a sample: the score of its best-fitting language.
+#[derive(Clone, Copy)]
+struct EncodingScore {
+    encoding: &'static Encoding,
+    language: &'static str,
+    score: i64,
+}
+
+/// Each tabled encoding once, in the tables' order, scored by its best-fitting language.
+fn encoding_scores(counts: &ByteCounts) -> Vec<EncodingScore> {
+    let mut scores: Vec<EncodingScore> = Vec::new();
+    for table in &TABLES {
+        let Some(encoding) = Encoding::for_label(table.encoding.as_bytes()) else {
+            continue;
+        };
+        let this = EncodingScore {
+            encoding,
+            language: table.language,
+            score: counts.score(table),
+        };
+        match scores.iter_mut().find(|seen| seen.encoding == encoding) {
+            Some(best) if best.score < this.score => *best = this,
+            Some(_) => {}
+            None => scores.push(this),
+        }
+    }
+    scores
 }
 
 /// The non-ASCII bytes of a sample, counted by what precedes them.
 struct ByteCounts {
-    cells: [[u64; 128]; CLASSES],
+    /// The cells that occur, as `(class, byte - 0x80, count)`: a sample holds a few dozen of
+    /// the 384, and every table is scored over these alone.
+    occupied: Vec<(usize, usize, u64)>,
     non_ascii: u64,
 }
 
@@ -55,22 +90,19 @@ impl ByteCounts {
     /// Counts `samples`, each read from its own start (they are pieces of a file, not
     /// neighbours).
     fn of(samples: &[&[u8]]) -> Self {
-        let mut counts = Self {
-            cells: [[0; 128]; CLASSES],
-            non_ascii: 0,
-        };
+        let mut cells = [[0u64; 128]; CLASSES];
+        let mut non_ascii = 0;
         for sample in samples {
             let mut class = AFTER_OTHER;
             for &byte in *sample {
                 if byte >= 0x80 {
-                    if let Some(cell) = counts
-                        .cells
+                    if let Some(cell) = cells
                         .get_mut(class)
                         .and_then(|row| row.get_mut(usize::from(byte - 0x80)))
                     {
                         *cell += 1;
                     }
-                    counts.non_ascii += 1;
+                    non_ascii += 1;
                     class = AFTER_NON_ASCII;
                 } else if byte.is_ascii_alphabetic() {
                     class = AFTER_LETTER;
@@ -79,16 +111,37 @@ impl ByteCounts {
                 }
             }
         }
-        counts
+        let occupied = cells
+            .iter()
+            .enumerate()
+            .flat_map(|(class, row)| {
+                row.iter()
+                    .enumerate()
+                    .filter(|&(_, &count)| count > 0)
+                    .map(move |(byte, &count)| (class, byte, count))
+            })
+            .collect();
+        Self {
+            occupied,
+            non_ascii,
+        }
     }
 
     /// The log-likelihood of the counts under `table`, in centinats.
     fn score(&self, table: &ByteTable) -> i64 {
-        self.cells
+        self.occupied
             .iter()
-            .zip(&table.log_p)
-            .flat_map(|(counts, log_p)| counts.iter().zip(log_p))
-            .map(|(&count, &log_p)| i64::try_from(count).unwrap_or(i64::MAX) * i64::from(log_p))
+            .map(|&(class, byte, count)| {
+                let log_p = table
+                    .log_p
+                    .get(class)
+                    .and_then(|row| row.get(byte))
+                    .copied()
+                    .unwrap_or(i16::MIN);
+                i64::try_from(count)
+                    .unwrap_or(i64::MAX)
+                    .saturating_mul(i64::from(log_p))
+            })
             .fold(0i64, i64::saturating_add)
     }
 }
@@ -100,6 +153,8 @@ pub(crate) struct Ranked {
     pub(crate) decodes_cleanly: bool,
     pub(crate) probability: f64,
     pub(crate) non_ascii: u64,
+    /// The language whose table fits the answer best, when the tables ranked it.
+    pub(crate) language: Option<&'static str>,
 }
 
 /// Re-ranks chardetng's `guess` for `samples` by the byte tables (if it is one of their
@@ -120,46 +175,46 @@ pub(crate) fn rank(
             decodes_cleanly: clean,
             probability: probability(&x),
             non_ascii: n,
+            language: None,
         }
     };
     if !tabled {
         return unranked(decodes(guess), false);
     }
-    let mut ranked: Vec<(i64, &'static Encoding, i64)> = TABLES
-        .iter()
-        .filter_map(|table| {
-            let encoding = Encoding::for_label(table.encoding.as_bytes())?;
-            let score = counts.score(table);
-            let bonus = if encoding == guess {
+    let mut ranked: Vec<(i64, EncodingScore)> = encoding_scores(&counts)
+        .into_iter()
+        .map(|fitted| {
+            let bonus = if fitted.encoding == guess {
                 CHARDETNG_BONUS
             } else {
                 0
             };
-            Some((score.saturating_add(bonus), encoding, score))
+            (fitted.score.saturating_add(bonus), fitted)
         })
         .collect();
     // Stable: a tie keeps the tables' order.
-    ranked.sort_by_key(|&(adjusted, _, _)| std::cmp::Reverse(adjusted));
+    ranked.sort_by_key(|&(adjusted, _)| std::cmp::Reverse(adjusted));
     let mut clean = ranked
         .into_iter()
-        .filter(|&(_, encoding, _)| decodes(encoding));
-    let Some((best, encoding, raw)) = clean.next() else {
+        .filter(|(_, fitted)| decodes(fitted.encoding));
+    let Some((best, fitted)) = clean.next() else {
         return unranked(false, true);
     };
     let margin = clean
         .next()
-        .map_or(MARGIN_CAP, |(next, _, _)| best.saturating_sub(next));
+        .map_or(MARGIN_CAP, |(next, _)| best.saturating_sub(next));
     let fit = if n == 0 {
         0.0
     } else {
-        raw as f64 / (100.0 * n as f64)
+        fitted.score as f64 / (100.0 * n as f64)
     };
-    let x = features(n, true, true, margin, encoding == guess, fit);
+    let x = features(n, true, true, margin, fitted.encoding == guess, fit);
     Ranked {
-        encoding,
+        encoding: fitted.encoding,
         decodes_cleanly: true,
         probability: probability(&x),
         non_ascii: n,
+        language: Some(fitted.language),
     }
 }
 
@@ -202,7 +257,8 @@ pub struct GuessFeatures {
     pub chardetng_clean: bool,
     /// The non-ASCII bytes of the sample.
     pub non_ascii: u64,
-    /// Each table's encoding, score and whether it decodes the sample cleanly.
+    /// Each tabled encoding, its best language's score and whether it decodes the sample
+    /// cleanly.
     pub tables: Vec<(&'static str, i64, bool)>,
 }
 
@@ -210,16 +266,18 @@ pub struct GuessFeatures {
 pub fn guess_features(sample: &[u8]) -> GuessFeatures {
     let guess = super::detect::chardetng_guess(&[sample]);
     let counts = ByteCounts::of(&[sample]);
-    let decodes = |encoding| super::detect::decodes_cleanly(encoding, sample);
+    let samples = [sample];
+    let clean = super::detect::CleanDecoding::of(&samples);
+    let decodes = |encoding| clean.by(encoding);
     GuessFeatures {
         chardetng: guess.name(),
         chardetng_clean: decodes(guess),
         non_ascii: counts.non_ascii,
-        tables: TABLES
-            .iter()
-            .filter_map(|table| {
-                let encoding = Encoding::for_label(table.encoding.as_bytes())?;
-                Some((table.encoding, counts.score(table), decodes(encoding)))
+        tables: encoding_scores(&counts)
+            .into_iter()
+            .map(|fitted| {
+                let encoding = fitted.encoding;
+                (encoding.name(), fitted.score, decodes(encoding))
             })
             .collect(),
     }
@@ -230,12 +288,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_table_names_an_encoding_by_its_own_name_once() {
+    fn every_table_names_an_encoding_by_its_own_name_and_a_language_once() {
         let mut seen = std::collections::HashSet::new();
         for table in &TABLES {
             let encoding = Encoding::for_label(table.encoding.as_bytes());
             assert_eq!(encoding.map(Encoding::name), Some(table.encoding));
-            assert!(seen.insert(table.encoding), "{}", table.encoding);
+            assert!(!table.language.is_empty());
+            assert!(
+                seen.insert((table.encoding, table.language)),
+                "{} {}",
+                table.encoding,
+                table.language
+            );
         }
     }
 
@@ -295,19 +359,25 @@ mod tests {
     }
 
     #[test]
-    fn pound_signs_in_english_are_not_central_european() {
-        let answer = ranked(
-            "Price: 20 \u{A3}, 5 \u{A3} off",
-            encoding_rs::WINDOWS_1252,
-            encoding_rs::WINDOWS_1250,
-        );
-        assert_eq!(answer.encoding, encoding_rs::WINDOWS_1252);
+    fn german_is_windows_1252_with_high_probability() {
         let long = "Die Datei konnte nicht geöffnet werden, weil sie größer ist als erlaubt. \
                     Möchten Sie die Änderungen übernehmen und später fortfahren?"
             .repeat(3);
         let answer = ranked(&long, encoding_rs::WINDOWS_1252, encoding_rs::WINDOWS_1252);
         assert_eq!(answer.encoding, encoding_rs::WINDOWS_1252);
         assert!(answer.probability > 0.9, "{}", answer.probability);
+    }
+
+    #[test]
+    fn french_is_not_read_as_czech() {
+        // Each encoding scores as its best language: a table mixing ten Western languages
+        // fitted "café crème brûlée" worse than ISO-8859-2's Czech and Hungarian (`č`, `ű`).
+        let answer = ranked(
+            "café crème brûlée",
+            encoding_rs::WINDOWS_1252,
+            encoding_rs::WINDOWS_1252,
+        );
+        assert_eq!(answer.encoding, encoding_rs::WINDOWS_1252);
     }
 
     #[test]
