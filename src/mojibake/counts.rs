@@ -26,9 +26,10 @@ pub struct Counts {
     pub double_encoded: u64,
     /// Non-ASCII characters inside repaired runs (the garbled form, not the original).
     pub garbled_chars: u64,
-    /// Repaired characters by the reading that explains them (indexed by the mask's bits):
-    /// an array, because the hot loop adds to it once per repaired character.
-    by_reading: [u64; 256],
+    /// Repaired characters by the reading that explains them: a short list searched in order,
+    /// because a text holds a handful of masks at most and the hot loop adds to it once per
+    /// repaired character.
+    by_reading: Vec<(ReadingMask, u64)>,
     /// Repaired characters by layers removed (indexed by layers).
     by_layers: [u64; 256],
     /// Repaired characters by garbled form.
@@ -53,7 +54,7 @@ impl Default for Counts {
             non_ascii_chars: 0,
             double_encoded: 0,
             garbled_chars: 0,
-            by_reading: [0; 256],
+            by_reading: Vec::new(),
             by_layers: [0; 256],
             sequences: SequenceTable::default(),
             not_utf8: 0,
@@ -177,12 +178,8 @@ impl Counts {
     /// Counts by reading name (`latin1`, `cp1252`, `either`, `mixed`).
     pub fn by_reading_names(&self, readings: &Readings) -> BTreeMap<&'static str, u64> {
         let mut named = BTreeMap::new();
-        for (bits, &n) in (0..=u8::MAX).zip(&self.by_reading) {
-            if n > 0 {
-                *named
-                    .entry(readings.reading_name(ReadingMask(bits)))
-                    .or_insert(0) += n;
-            }
+        for &(mask, n) in &self.by_reading {
+            *named.entry(readings.reading_name(mask)).or_insert(0) += n;
         }
         named
     }
@@ -200,8 +197,8 @@ impl Counts {
         self.left_alone += other.left_alone;
         self.not_utf8 += other.not_utf8;
         self.not_utf8_kept += other.not_utf8_kept;
-        for (mine, theirs) in self.by_reading.iter_mut().zip(other.by_reading) {
-            *mine += theirs;
+        for (mask, n) in other.by_reading {
+            self.add_reading(mask, n);
         }
         for (mine, theirs) in self.by_layers.iter_mut().zip(other.by_layers) {
             *mine += theirs;
@@ -270,7 +267,7 @@ impl Counts {
             }
             self.double_encoded += 1;
             self.garbled_chars += u64::from(c.garbled_chars);
-            self.by_reading[usize::from(c.mask.0)] += 1;
+            self.add_reading(c.mask, 1);
             self.by_layers[usize::from(c.layers)] += 1;
             if sequences == Sequences::Counted {
                 self.sequences.record(garbled, seq);
@@ -280,6 +277,15 @@ impl Counts {
 }
 
 impl Counts {
+    /// Adds `n` repaired characters of reading `mask`.
+    #[inline]
+    fn add_reading(&mut self, mask: ReadingMask, n: u64) {
+        match self.by_reading.iter_mut().find(|(known, _)| *known == mask) {
+            Some((_, count)) => *count += n,
+            None => self.by_reading.push((mask, n)),
+        }
+    }
+
     /// [`Counts::add_run`] for a run of bytes that were not UTF-8.
     fn add_not_utf8(&mut self, input: &[u8], run: &Run<'_>, base: u64, sequences: Sequences) {
         if !run.repaired {
