@@ -26,10 +26,12 @@ pub struct Counts {
     pub double_encoded: u64,
     /// Non-ASCII characters inside repaired runs (the garbled form, not the original).
     pub garbled_chars: u64,
-    /// Repaired characters by the reading that explains them: a short list searched in order,
-    /// because a text holds a handful of masks at most and the hot loop adds to it once per
-    /// repaired character.
-    by_reading: Vec<(ReadingMask, u64)>,
+    /// Repaired characters by the reading that explains them, for masks of the first eight
+    /// pages (with the Western family's bit or not): an array indexed by [`direct_slot`],
+    /// because the hot loop adds to it once per repaired character.
+    by_reading: Box<[u64; 512]>,
+    /// The same for masks of later pages: a short list, a text holds a handful of them.
+    by_later_reading: Vec<(ReadingMask, u64)>,
     /// Repaired characters by layers removed (indexed by layers).
     by_layers: [u64; 256],
     /// Repaired characters by garbled form.
@@ -54,7 +56,8 @@ impl Default for Counts {
             non_ascii_chars: 0,
             double_encoded: 0,
             garbled_chars: 0,
-            by_reading: Vec::new(),
+            by_reading: Box::new([0; 512]),
+            by_later_reading: Vec::new(),
             by_layers: [0; 256],
             sequences: SequenceTable::default(),
             not_utf8: 0,
@@ -178,8 +181,18 @@ impl Counts {
     /// Counts by reading name (`latin1`, `cp1252`, `either`, `mixed`).
     pub fn by_reading_names(&self, readings: &Readings) -> BTreeMap<&'static str, u64> {
         let mut named = BTreeMap::new();
-        for &(mask, n) in &self.by_reading {
-            *named.entry(readings.reading_name(mask)).or_insert(0) += n;
+        let direct = (0..512u16).zip(self.by_reading.iter()).map(|(slot, &n)| {
+            let family = if slot >= 256 {
+                ReadingMask::WESTERN_FAMILY.0
+            } else {
+                0
+            };
+            (ReadingMask(slot & 0xFF | family), n)
+        });
+        for (mask, n) in direct.chain(self.by_later_reading.iter().copied()) {
+            if n > 0 {
+                *named.entry(readings.reading_name(mask)).or_insert(0) += n;
+            }
         }
         named
     }
@@ -197,7 +210,10 @@ impl Counts {
         self.left_alone += other.left_alone;
         self.not_utf8 += other.not_utf8;
         self.not_utf8_kept += other.not_utf8_kept;
-        for (mask, n) in other.by_reading {
+        for (mine, theirs) in self.by_reading.iter_mut().zip(other.by_reading.iter()) {
+            *mine += theirs;
+        }
+        for (mask, n) in other.by_later_reading {
             self.add_reading(mask, n);
         }
         for (mine, theirs) in self.by_layers.iter_mut().zip(other.by_layers) {
@@ -276,13 +292,30 @@ impl Counts {
     }
 }
 
+/// Where [`Counts`] keeps the count of `mask` in its array: masks of the first eight pages,
+/// the Western family's bit as the ninth.
+#[inline]
+fn direct_slot(mask: ReadingMask) -> Option<usize> {
+    let family = mask.0 & ReadingMask::WESTERN_FAMILY.0 != 0;
+    let pages = mask.0 & !ReadingMask::WESTERN_FAMILY.0;
+    (pages < 256).then(|| usize::from(pages) | if family { 256 } else { 0 })
+}
+
 impl Counts {
     /// Adds `n` repaired characters of reading `mask`.
     #[inline]
     fn add_reading(&mut self, mask: ReadingMask, n: u64) {
-        match self.by_reading.iter_mut().find(|(known, _)| *known == mask) {
+        if let Some(slot) = direct_slot(mask) {
+            self.by_reading[slot] += n;
+            return;
+        }
+        match self
+            .by_later_reading
+            .iter_mut()
+            .find(|(known, _)| *known == mask)
+        {
             Some((_, count)) => *count += n,
-            None => self.by_reading.push((mask, n)),
+            None => self.by_later_reading.push((mask, n)),
         }
     }
 
