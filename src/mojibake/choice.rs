@@ -71,8 +71,9 @@ fn is_ordinary(ch: char) -> bool {
 }
 
 /// Whether a run repaired under a page other than the Western pair gives ordinary text: every
-/// character ordinary and its letters of one script, and a lone character garbled into two
-/// touching a letter or digit on one side.
+/// character ordinary and its letters of one script; garbled letters of one script inside a
+/// word of that script only where they break its case ([`breaks_case`]); and a lone character
+/// garbled into two touching a letter or digit on one side.
 fn is_ordinary_repair(input: &[u8], run: &Run<'_>) -> bool {
     // What the Western pages explain, their own rule has judged.
     let western = |mask: ReadingMask| !mask.and(ReadingMask::WESTERN_FAMILY).is_empty();
@@ -91,14 +92,17 @@ fn is_ordinary_repair(input: &[u8], run: &Run<'_>) -> bool {
     let before = decode_last_char(&input[..run.span.start]);
     let after = decode_char(&input[run.span.end..]).map(|(c, _)| c);
     // Garbled letters all of one script, touching a letter of that script: a piece of a word
-    // that reads as well as it is (`Пётр`, `рё` inside a Russian word).
-    let mut garbled = bstr::ByteSlice::chars(&input[run.span.clone()]).map(script_of);
+    // that reads as well as it is (`Пётр`, `рё` inside a Russian word), unless it breaks the
+    // word's case.
+    let garbled_text = &input[run.span.clone()];
+    let mut garbled = bstr::ByteSlice::chars(garbled_text).map(script_of);
     let first = garbled.next().flatten();
     let one_script = first.filter(|&first| garbled.all(|s| s == Some(first)));
     if let Some(script) = one_script
         && [before, after]
             .iter()
             .any(|c| c.and_then(script_of) == Some(script))
+        && !breaks_case(before, garbled_text, after)
     {
         return false;
     }
@@ -109,6 +113,21 @@ fn is_ordinary_repair(input: &[u8], run: &Run<'_>) -> bool {
         }
         _ => true,
     }
+}
+
+/// Whether the garbled letters put a capital inside a word that is not in capitals: after a
+/// letter, with a small letter in the run or right after it (`MĂĄm`, `tĹ™`). Correct words
+/// do not, so such a piece of a word is garbled even when its letters are of the word's script.
+fn breaks_case(before: Option<char>, garbled: &[u8], after: Option<char>) -> bool {
+    let mut previous = before;
+    let mut capital_inside = false;
+    let mut small = after.is_some_and(char::is_lowercase);
+    for ch in bstr::ByteSlice::chars(garbled) {
+        capital_inside |= ch.is_uppercase() && previous.is_some_and(char::is_alphabetic);
+        small |= ch.is_lowercase();
+        previous = Some(ch);
+    }
+    capital_inside && small
 }
 
 /// The garbled characters of a run.
@@ -326,6 +345,11 @@ mod tests {
             ),
             ("#╨┐╤Ç╨░╨▓╨╕╨╗╤î╨╜╨╛╨╡", "#правильное", "cp437"),
             ("café crÃ¨me", "café crème", "cp1252"),
+            (
+                "MĂĄm dost tĹ\u{99}etĂ\u{ad}ho",
+                "Mám dost třetího",
+                "latin2",
+            ),
         ];
         for (bad, good, page) in cases {
             assert_eq!(fixed(&scanner, bad), good, "{bad}");
