@@ -127,7 +127,7 @@ pub static WINDOWS_1252: CodePage = CodePage {
 pub static WESTERN: [&CodePage; 2] = [&LATIN1, &WINDOWS_1252];
 
 /// Every code page this build knows, in the order a match is attributed to them: the Western
-/// pair, then the pages of other scripts and systems ([`super::codepage_tables`]).
+/// pair, then the pages of other scripts and systems (generated tables).
 pub static ALL: [&CodePage; 13] = [
     &LATIN1,
     &WINDOWS_1252,
