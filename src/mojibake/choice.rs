@@ -7,11 +7,10 @@
 //! them at once: the pages give different bytes to the same characters (`é` is `0xE9` in
 //! ISO-8859-1 and `0x8E` in Mac OS Roman), so each is read by a scanner of its own.
 //!
-//! [`Scanner::choosing`] makes a scanner that, for each buffer, asks every page's scanner (a
-//! page that agrees with the Western pair on every character they share is read together
-//! with them, for text garbled through both)
-//! what it would repair, and lets the one that repairs the most characters scan it; a tie
-//! keeps the Western pair, so a buffer that no other page explains better is scanned exactly
+//! [`Scanner::choosing`] makes a scanner that, for each buffer, asks every page's scanner what
+//! it would repair (a page that agrees with the Western pair on every character they share is
+//! read together with them, for text garbled through both), and lets the one whose repairs
+//! explain the most garbled characters scan it; a tie keeps the Western pair, so a buffer that no other page explains better is scanned exactly
 //! as the default scanner would. Each page's own rule still decides every run: a page is
 //! chosen only by repairs its rule would make anyway, never by characters it merely could
 //! read, so correct text in Greek or Russian, which no page's rule repairs, keeps the Western
@@ -33,7 +32,7 @@
 use std::convert::Infallible;
 
 use super::classes::{CharClass, SYMBOLS_AFTER_NO_LETTER, Script, class_of, script_of};
-use super::codepage::{ALL, CodePage, ReadingMask, Readings, ReadingsError, WESTERN};
+use super::codepage::{ALL, CodePage, ReadingMask, Readings, ReadingsError};
 use super::matcher::{decode_char, decode_last_char};
 use super::plausibility::Strictness;
 use super::scanner::{Run, Scanner, Sink};
@@ -192,22 +191,14 @@ impl Sink for Explained {
     }
 }
 
-/// How much of `input` `scanner` explains ([`Explained`]), as one of the choices of a scanner
-/// that chooses when `other` (so under [`OrdinaryRepairs`]).
-fn explained(scanner: &Scanner, input: &[u8], other: bool) -> i64 {
+/// How much of `input` `scanner` explains ([`Explained`]) under [`OrdinaryRepairs`], which
+/// lets every run of the Western pair through as its rule judged it.
+fn explained(scanner: &Scanner, input: &[u8]) -> i64 {
     let mut count = Explained::default();
-    match other {
-        true => {
-            let mut ordinary = OrdinaryRepairs::new(&mut count);
-            let Ok(()) = scanner.scan_as_read(input, &mut ordinary);
-            let refused = ordinary.refused;
-            count.0 - refused
-        }
-        false => {
-            let Ok(()) = scanner.scan_as_read(input, &mut count);
-            count.0
-        }
-    }
+    let mut ordinary = OrdinaryRepairs::new(&mut count);
+    let Ok(()) = scanner.scan_as_read(input, &mut ordinary);
+    let refused = ordinary.refused;
+    count.0 - refused
 }
 
 /// How much of a buffer the readings are tried on: enough text to hold hundreds of garbled
@@ -246,11 +237,7 @@ impl Scanner {
         pages: &[&'static CodePage],
         strictness: Strictness,
     ) -> Result<Scanner, ReadingsError> {
-        let western = |bit: usize| {
-            pages
-                .get(bit)
-                .is_some_and(|page| WESTERN.iter().any(|w| std::ptr::eq(*w, *page)))
-        };
+        let western = |bit: usize| pages.get(bit).is_some_and(|page| page.is_western());
         let mut scanners = Vec::new();
         if (0..pages.len()).any(western) {
             scanners.push(Scanner::new(Readings::among(pages, western)?, strictness));
@@ -286,7 +273,7 @@ impl Scanner {
     }
 
     /// Scans `input` through the reading its evidence chooses: this scanner's own, or one of
-    /// the others it was made with when that one repairs more characters.
+    /// the others it was made with when that one explains more garbled characters.
     pub(crate) fn scan_chosen<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
         match self.chosen_for(input) {
             Some(other) => other.scan_as_read(input, &mut OrdinaryRepairs::new(sink)),
@@ -302,9 +289,9 @@ impl Scanner {
         }
         let input = probe_window(input);
         let mut chosen = None;
-        let mut best = explained(self, input, false);
+        let mut best = explained(self, input);
         for other in others {
-            let repaired = explained(other, input, true);
+            let repaired = explained(other, input);
             if repaired > best {
                 chosen = Some(other);
                 best = repaired;

@@ -36,6 +36,11 @@ impl fmt::Debug for CodePage {
 }
 
 impl CodePage {
+    /// Whether this is one of the Western pair ([`WESTERN`]), the pages one sequence may mix.
+    pub fn is_western(&self) -> bool {
+        WESTERN.iter().any(|western| std::ptr::eq(*western, self))
+    }
+
     /// The character `byte` decodes to; ASCII decodes to itself.
     pub fn decode(&self, byte: u8) -> Option<char> {
         if byte < 0x80 {
@@ -497,8 +502,7 @@ impl Readings {
 /// The mask of `page` as the page at `index` of a set: its own bit, and the family's for the
 /// Western pair.
 fn mask_of(index: usize, page: &CodePage) -> ReadingMask {
-    let family = WESTERN.iter().any(|western| std::ptr::eq(*western, page));
-    let family = if family {
+    let family = if page.is_western() {
         ReadingMask::WESTERN_FAMILY.0
     } else {
         0
