@@ -108,3 +108,42 @@ fn ftfy_cases() {
         changed.join("\n")
     );
 }
+
+/// With `--readings auto` ([`Scanner::choosing_any`]), cases garbled through other code pages
+/// (MacRoman, Windows-1250/1251, CP437...) are repaired too, while every case the default
+/// repairs stays repaired and every `unchanged` case stays unchanged.
+#[test]
+fn ftfy_cases_through_the_chosen_reading() {
+    let cases = cases();
+    let default = Scanner::new(Readings::western(), Strictness::default());
+    let auto = Scanner::choosing_any(Strictness::default());
+    let (mut gained, mut lost) = (Vec::new(), Vec::new());
+    for case in cases.iter().filter(|c| c.kind.starts_with("encoding")) {
+        let by_default = fixed(&default, &case.original) == case.expected;
+        let by_auto = fixed(&auto, &case.original) == case.expected;
+        match (by_default, by_auto) {
+            (false, true) => gained.push(case.label.as_str()),
+            (true, false) => lost.push(case.label.as_str()),
+            _ => {}
+        }
+    }
+    let changed: Vec<&str> = cases
+        .iter()
+        .filter(|c| c.kind == "unchanged" && fixed(&auto, &c.original) != c.original)
+        .map(|c| c.label.as_str())
+        .collect();
+    println!(
+        "repaired only through the chosen reading ({}):",
+        gained.len()
+    );
+    for label in &gained {
+        println!("  {label}");
+    }
+    assert!(lost.is_empty(), "the chosen reading lost {lost:?}");
+    assert!(changed.is_empty(), "unchanged cases changed: {changed:?}");
+    assert!(
+        gained.len() >= 19,
+        "only {} gained: {gained:?}",
+        gained.len()
+    );
+}

@@ -61,6 +61,10 @@ use crate::sql::SqlDialect;
 pub struct Settings {
     /// The code pages the text may have been read through (default: latin1 and cp1252).
     pub readings: Readings,
+    /// Whether each buffer is read through the page its own evidence chooses among those of
+    /// `readings` (the Western pair together, any other page alone; [`Scanner::choosing`])
+    /// rather than through all of `readings` at once (default: no).
+    pub choose_reading: bool,
     /// How much evidence a sequence needs before it is repaired (default: balanced).
     pub strictness: Strictness,
     /// What becomes of bytes that are not UTF-8 (default: read through Windows-1252, one of
@@ -85,6 +89,7 @@ impl Default for Settings {
         let engine = EngineOptions::default();
         Settings {
             readings: Readings::western(),
+            choose_reading: false,
             strictness: Strictness::default(),
             raw_bytes: RawBytes::default(),
             format: Format::Auto,
@@ -100,6 +105,7 @@ impl std::fmt::Debug for Settings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Settings")
             .field("readings", &self.readings)
+            .field("choose_reading", &self.choose_reading)
             .field("strictness", &self.strictness)
             .field("raw_bytes", &self.raw_bytes)
             .field("format", &self.format)
@@ -115,7 +121,12 @@ impl Settings {
     /// The scanner these settings judge text with; fails when the page asked for bytes that
     /// are not UTF-8 is not one of the readings.
     fn scanner(&self) -> Result<Scanner, Error> {
-        Scanner::new(self.readings.clone(), self.strictness)
+        let scanner = match self.choose_reading {
+            true => Scanner::choosing(self.readings.pages(), self.strictness)
+                .map_err(|e| Error::Usage(e.to_string()))?,
+            false => Scanner::new(self.readings.clone(), self.strictness),
+        };
+        scanner
             .with_raw_bytes(self.raw_bytes)
             .map_err(|e| Error::Usage(e.to_string()))
     }

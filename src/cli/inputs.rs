@@ -86,6 +86,7 @@ impl Selection {
         let definitions = Definitions::read(&self.schemas, scanner.readings(), &engine)?;
         let settings = Settings {
             readings: scanner.readings().clone(),
+            choose_reading: scanner.chooses_reading(),
             strictness: scanner.strictness(),
             raw_bytes: match scanner.raw_bytes() {
                 Some(page) => RawBytes::Through(page),

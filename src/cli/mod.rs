@@ -217,7 +217,8 @@ pub(crate) struct Detection {
     /// How much evidence a sequence needs before it is repaired.
     #[arg(long, value_enum, default_value_t = StrictnessArg::Balanced)]
     strictness: StrictnessArg,
-    /// The code pages the text may have been read through, comma-separated.
+    /// The code pages the text may have been read through, comma-separated, or `auto`: each
+    /// buffer is read through the Western pair or the one other page that repairs more of it.
     #[arg(long, value_delimiter = ',', default_value = "latin1,cp1252")]
     readings: Vec<String>,
     /// What bytes that are not UTF-8 become: the characters of one of the readings (default:
@@ -228,14 +229,23 @@ pub(crate) struct Detection {
 
 impl Detection {
     pub(crate) fn scanner(&self) -> Result<Scanner, Error> {
-        let mut pages = Vec::new();
-        for name in &self.readings {
-            let page = codepage::by_name(name).ok_or_else(|| {
-                Error::Usage(format!("unknown reading '{name}' (known: latin1, cp1252)"))
-            })?;
-            pages.push(page);
-        }
-        let readings = Readings::new(&pages).map_err(|e| Error::Usage(e.to_string()))?;
+        let scanner = match self.readings.as_slice() {
+            [auto] if auto == "auto" => Scanner::choosing_any(self.strictness.into()),
+            names => {
+                let mut pages = Vec::new();
+                for name in names {
+                    let page = codepage::by_name(name).ok_or_else(|| {
+                        Error::Usage(format!(
+                            "unknown reading '{name}' (known: {}, or auto)",
+                            codepage::names()
+                        ))
+                    })?;
+                    pages.push(page);
+                }
+                let readings = Readings::new(&pages).map_err(|e| Error::Usage(e.to_string()))?;
+                Scanner::new(readings, self.strictness.into())
+            }
+        };
         let raw = match self.raw_bytes.as_deref() {
             None => RawBytes::Auto,
             Some("keep") => RawBytes::Keep,
@@ -243,7 +253,7 @@ impl Detection {
                 Error::Usage(format!("unknown reading '{name}' for --raw-bytes"))
             })?),
         };
-        Scanner::new(readings, self.strictness.into())
+        scanner
             .with_raw_bytes(raw)
             .map_err(|e| Error::Usage(format!("--raw-bytes: {e} (--readings)")))
     }

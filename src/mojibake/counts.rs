@@ -26,9 +26,12 @@ pub struct Counts {
     pub double_encoded: u64,
     /// Non-ASCII characters inside repaired runs (the garbled form, not the original).
     pub garbled_chars: u64,
-    /// Repaired characters by the reading that explains them (indexed by the mask's bits):
-    /// an array, because the hot loop adds to it once per repaired character.
-    by_reading: [u64; 256],
+    /// Repaired characters by the reading that explains them, for masks of the first eight
+    /// pages (with the Western family's bit or not): an array indexed by [`direct_slot`],
+    /// because the hot loop adds to it once per repaired character.
+    by_reading: Box<[u64; 512]>,
+    /// The same for masks of later pages: a short list, a text holds a handful of them.
+    by_later_reading: Vec<(ReadingMask, u64)>,
     /// Repaired characters by layers removed (indexed by layers).
     by_layers: [u64; 256],
     /// Repaired characters by garbled form.
@@ -53,7 +56,8 @@ impl Default for Counts {
             non_ascii_chars: 0,
             double_encoded: 0,
             garbled_chars: 0,
-            by_reading: [0; 256],
+            by_reading: Box::new([0; 512]),
+            by_later_reading: Vec::new(),
             by_layers: [0; 256],
             sequences: SequenceTable::default(),
             not_utf8: 0,
@@ -177,11 +181,17 @@ impl Counts {
     /// Counts by reading name (`latin1`, `cp1252`, `either`, `mixed`).
     pub fn by_reading_names(&self, readings: &Readings) -> BTreeMap<&'static str, u64> {
         let mut named = BTreeMap::new();
-        for (bits, &n) in (0..=u8::MAX).zip(&self.by_reading) {
+        let direct = (0..512u16).zip(self.by_reading.iter()).map(|(slot, &n)| {
+            let family = if slot >= 256 {
+                ReadingMask::WESTERN_FAMILY.0
+            } else {
+                0
+            };
+            (ReadingMask(slot & 0xFF | family), n)
+        });
+        for (mask, n) in direct.chain(self.by_later_reading.iter().copied()) {
             if n > 0 {
-                *named
-                    .entry(readings.reading_name(ReadingMask(bits)))
-                    .or_insert(0) += n;
+                *named.entry(readings.reading_name(mask)).or_insert(0) += n;
             }
         }
         named
@@ -200,8 +210,11 @@ impl Counts {
         self.left_alone += other.left_alone;
         self.not_utf8 += other.not_utf8;
         self.not_utf8_kept += other.not_utf8_kept;
-        for (mine, theirs) in self.by_reading.iter_mut().zip(other.by_reading) {
+        for (mine, theirs) in self.by_reading.iter_mut().zip(other.by_reading.iter()) {
             *mine += theirs;
+        }
+        for (mask, n) in other.by_later_reading {
+            self.add_reading(mask, n);
         }
         for (mine, theirs) in self.by_layers.iter_mut().zip(other.by_layers) {
             *mine += theirs;
@@ -270,7 +283,7 @@ impl Counts {
             }
             self.double_encoded += 1;
             self.garbled_chars += u64::from(c.garbled_chars);
-            self.by_reading[usize::from(c.mask.0)] += 1;
+            self.add_reading(c.mask, 1);
             self.by_layers[usize::from(c.layers)] += 1;
             if sequences == Sequences::Counted {
                 self.sequences.record(garbled, seq);
@@ -279,7 +292,33 @@ impl Counts {
     }
 }
 
+/// Where [`Counts`] keeps the count of `mask` in its array: masks of the first eight pages,
+/// the Western family's bit as the ninth.
+#[inline]
+fn direct_slot(mask: ReadingMask) -> Option<usize> {
+    let family = mask.0 & ReadingMask::WESTERN_FAMILY.0 != 0;
+    let pages = mask.0 & !ReadingMask::WESTERN_FAMILY.0;
+    (pages < 256).then(|| usize::from(pages) | if family { 256 } else { 0 })
+}
+
 impl Counts {
+    /// Adds `n` repaired characters of reading `mask`.
+    #[inline]
+    fn add_reading(&mut self, mask: ReadingMask, n: u64) {
+        if let Some(slot) = direct_slot(mask) {
+            self.by_reading[slot] += n;
+            return;
+        }
+        match self
+            .by_later_reading
+            .iter_mut()
+            .find(|(known, _)| *known == mask)
+        {
+            Some((_, count)) => *count += n,
+            None => self.by_later_reading.push((mask, n)),
+        }
+    }
+
     /// [`Counts::add_run`] for a run of bytes that were not UTF-8.
     fn add_not_utf8(&mut self, input: &[u8], run: &Run<'_>, base: u64, sequences: Sequences) {
         if !run.repaired {

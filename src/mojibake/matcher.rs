@@ -95,11 +95,15 @@ pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEn
     if let 0xC2..=0xDF = lead.byte {
         let (next, len) = continuation_at(readings, rest, lead_len)?;
         let code_point = (u32::from(lead.byte & 0x1F) << 6) | u32::from(next.byte & 0x3F);
+        let mask = lead.mask.and(next.mask);
+        if mask.is_empty() {
+            return None;
+        }
         return Some(DoubleEncodedMatch {
             len: lead_len + len,
             chars: 2,
             original: char::from_u32(code_point)?,
-            mask: lead.mask.and(next.mask),
+            mask,
             lead_traits: lead.traits,
             tail_traits: next.traits,
         });
@@ -121,6 +125,9 @@ pub fn match_at(readings: &Readings, bytes: &[u8], at: usize) -> Option<DoubleEn
         mask = mask.and(origin.mask);
         tail_traits = tail_traits.union(origin.traits);
         pos += len;
+    }
+    if mask.is_empty() {
+        return None;
     }
     // The lead fixed the length and every continuation is in range; what is left of
     // well-formedness is the second byte's range after E0, ED, F0 and F4 (no overlong, no
@@ -213,6 +220,9 @@ fn cesu8_pair(
         mask = mask.and(origin.mask);
         tail_traits = tail_traits.union(origin.traits);
         pos += len;
+    }
+    if mask.is_empty() {
+        return None;
     }
     let unit = |b1: u8, b2: u8| (u32::from(b1 & 0x0F) << 6) | u32::from(b2 & 0x3F);
     let code_point =

@@ -19,8 +19,10 @@
 //!   `sequences`: the table `scan` counts garbled forms in.
 
 pub mod candidates;
+mod choice;
 pub mod classes;
 pub mod codepage;
+mod codepage_tables;
 pub mod controls;
 pub mod counts;
 pub(crate) mod explain;

@@ -11,6 +11,7 @@
 
 use std::collections::VecDeque;
 use std::ops::Range;
+use std::sync::Arc;
 
 use super::candidates::{CandidateFilter, Search};
 use super::classes::{SYMBOLS_AFTER_NO_LETTER, Script, is_alphabetic, script_of};
@@ -94,6 +95,9 @@ pub struct Scanner {
     /// The reading bytes that are not UTF-8 are read through ([`super::raw`]), and its bit;
     /// `None` keeps them as they are.
     raw: Option<(&'static CodePage, ReadingMask)>,
+    /// Scanners of other readings, one of which a buffer's evidence may choose instead of
+    /// this one ([`super::choice`]).
+    others: Arc<[Scanner]>,
 }
 
 /// What a [`Scanner`] does with bytes that are not UTF-8 ([`super::raw`]).
@@ -231,27 +235,38 @@ struct Resolved {
 impl Scanner {
     pub fn new(readings: Readings, strictness: Strictness) -> Scanner {
         // The pattern strictness is the bare byte pattern of double encoding, nothing more.
-        let controls = readings
+        let windows_1252 = readings
             .pages()
             .iter()
             .position(|page| std::ptr::eq(*page, &WINDOWS_1252))
+            .filter(|&bit| readings.reads(bit));
+        let controls = windows_1252
             .filter(|_| strictness != Strictness::Pattern)
-            .map(|bit| ReadingMask(1 << bit));
+            .and_then(|bit| readings.mask(bit));
         // Windows-1252 when it is a reading (what MySQL's `latin1` and most writers of raw
         // bytes mean), else the first reading given.
-        let raw = readings
-            .pages()
-            .iter()
-            .position(|page| std::ptr::eq(*page, &WINDOWS_1252))
-            .or((!readings.pages().is_empty()).then_some(0))
-            .map(|bit| (readings.pages()[bit], ReadingMask(1 << bit)));
+        let raw = windows_1252
+            .or_else(|| (0..readings.pages().len()).find(|&bit| readings.reads(bit)))
+            .and_then(|bit| Some((readings.pages()[bit], readings.mask(bit)?)));
         Scanner {
             candidates: CandidateFilter::new(&readings, controls.is_some()),
             readings,
             strictness,
             controls,
             raw,
+            others: Arc::new([]),
         }
+    }
+
+    /// This scanner, with `others` for buffers whose evidence chooses one of them.
+    pub(crate) fn with_others(mut self, others: Vec<Scanner>) -> Scanner {
+        self.others = others.into();
+        self
+    }
+
+    /// The scanners a buffer's evidence may choose instead of this one.
+    pub(crate) fn others(&self) -> &[Scanner] {
+        &self.others
     }
 
     /// The scanner with bytes that are not UTF-8 read as `raw` asks.
@@ -265,8 +280,9 @@ impl Scanner {
                     .pages()
                     .iter()
                     .position(|known| std::ptr::eq(*known, page))
+                    .filter(|&bit| self.readings.reads(bit))
                     .ok_or(NotAReading(page.name))?;
-                Some((page, ReadingMask(1 << bit)))
+                Some((page, self.readings.mask(bit).ok_or(NotAReading(page.name))?))
             }
         };
         Ok(self)
@@ -289,8 +305,15 @@ impl Scanner {
     ///
     /// The buffer is judged on its own: context never reaches across its ends, so callers that
     /// feed a file in pieces cut it after a newline wherever they can. Under the balanced
-    /// strictness the buffer is also the scope of its lines (the text as a scope).
+    /// strictness the buffer is also the scope of its lines (the text as a scope). A scanner
+    /// made to choose its reading ([`Scanner::choosing`]) scans through the one the buffer's
+    /// evidence chooses.
     pub fn scan<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
+        self.scan_chosen(input, sink)
+    }
+
+    /// [`Scanner::scan`] through this scanner's own readings, whatever the others would say.
+    pub(crate) fn scan_as_read<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
         match self.strictness {
             Strictness::Balanced => self.scan_fields(input, &mut TextScope::new(sink)),
             _ => self.scan_fields(input, sink),

@@ -1,0 +1,375 @@
+//! Which reading a buffer was garbled through, chosen by its own evidence.
+//!
+//! Most garbled text went through ISO-8859-1 or Windows-1252, and the default scanner reads
+//! those. Text in other scripts was garbled through the page of its system: Russian through
+//! Windows-1251 (`РџСЂРёРІРµС‚`), Czech through ISO-8859-2, exports from old Macs through Mac
+//! OS Roman (`caf√©`), consoles through CP437 (`╨┐╤Ç╨╕`). One scanner cannot read all of
+//! them at once: the pages give different bytes to the same characters (`é` is `0xE9` in
+//! ISO-8859-1 and `0x8E` in Mac OS Roman), so each is read by a scanner of its own.
+//!
+//! [`Scanner::choosing`] makes a scanner that, for each buffer, asks every page's scanner what
+//! it would repair (a page that agrees with the Western pair on every character they share is
+//! read together with them, for text garbled through both), and lets the one whose repairs
+//! explain the most garbled characters scan it; a tie keeps the Western pair, so a buffer that no other page explains better is scanned exactly
+//! as the default scanner would. Each page's own rule still decides every run: a page is
+//! chosen only by repairs its rule would make anyway, never by characters it merely could
+//! read, so correct text in Greek or Russian, which no page's rule repairs, keeps the Western
+//! pair (and is left as it is).
+//!
+//! The plausibility rule was made for the Western pages, whose garbled forms it knows; under
+//! another page it can call certain a pair that is correct text of that page's own script
+//! (`ВІКІ`, `√π`, `├┤`). So a repair under another page must also give text a writer writes:
+//! letters, the punctuation of running text, currency signs and emoji, never a combining mark,
+//! a modifier letter, a box-drawing or mathematical sign ([`is_ordinary_repair`]); and a run of
+//! one character garbled into two must touch a letter or digit, as the inside of a word does
+//! (`wei√ü`), for a pair of symbols standing alone is as likely correct as not. A run that
+//! fails is left as it is, and counts for no page.
+//!
+//! The choice is the buffer's, made on its first lines ([`PROBE_WINDOW`]): a file fed in
+//! pieces may have a piece chosen otherwise, and a buffer garbled through another page only
+//! far from its start keeps the Western reading.
+
+use std::convert::Infallible;
+
+use super::classes::{CharClass, SYMBOLS_AFTER_NO_LETTER, Script, class_of, script_of};
+use super::codepage::{ALL, CodePage, ReadingMask, Readings, ReadingsError};
+use super::matcher::{decode_char, decode_last_char};
+use super::plausibility::Strictness;
+use super::scanner::{Run, Scanner, Sink};
+
+/// Whether `ch`, repaired under a page other than the Western pair, is text a writer writes.
+fn is_ordinary(ch: char) -> bool {
+    match class_of(ch) {
+        // The letters of the living languages the other pages serve: for Latin, those below
+        // the phonetic block and Vietnamese's; for Cyrillic and Greek, their basic blocks.
+        // Rarer letters are what a correct pair of letters becomes when misread (`рё` → `ң`
+        // through KOI8-R, `┼┐` → `ſ`). The long s, kra and apostrophe-n are of old spelling.
+        CharClass::Letter(Script::Latin) => {
+            matches!(u32::from(ch), 0..=0x24F | 0x1EA0..=0x1EF9) && !matches!(ch, 'ſ' | 'ĸ' | 'ŉ')
+        }
+        CharClass::Letter(Script::Cyrillic) => matches!(u32::from(ch), 0x400..=0x45F),
+        CharClass::Letter(Script::Greek) => matches!(u32::from(ch), 0x370..=0x3FF),
+        CharClass::Letter(_) => true,
+        CharClass::Symbol => match u32::from(ch) {
+            // Latin-1's punctuation and signs, but the spacing accents, the signs that stand
+            // alone and the superscripts, which garbled pairs give as often as writers do.
+            0xA0..=0xBF => {
+                !SYMBOLS_AFTER_NO_LETTER.contains(&ch) && !matches!(ch, '¹' | '²' | '³' | 'ª' | 'º')
+            }
+            0xD7 | 0xF7 => true,
+            // General punctuation (dashes, quotes, the ellipsis), currency signs, `№`, `™`.
+            0x2010..=0x205E | 0x20A0..=0x20C0 | 0x2116 | 0x2122 => true,
+            // Dingbats, the other symbols emoji are made of, and the emoji planes.
+            0x2600..=0x27BF | 0x1F000..=0x1FAFF => true,
+            // CJK and full-width punctuation.
+            0x3000..=0x303F | 0xFF01..=0xFF65 => true,
+            _ => false,
+        },
+        CharClass::Mark | CharClass::Rare | CharClass::Never => false,
+    }
+}
+
+/// Whether a run repaired under a page other than the Western pair gives ordinary text: every
+/// character ordinary and its letters of one script; garbled letters of one script inside a
+/// word of that script only where they break its case ([`breaks_case`]); and a lone character
+/// garbled into two touching a letter or digit on one side.
+fn is_ordinary_repair(input: &[u8], run: &Run<'_>) -> bool {
+    // What the Western pages explain, their own rule has judged.
+    let western = |mask: ReadingMask| !mask.and(ReadingMask::WESTERN_FAMILY).is_empty();
+    if run.chars.iter().all(|c| western(c.mask)) {
+        return true;
+    }
+    if !run.chars.iter().all(|c| is_ordinary(c.original)) {
+        return false;
+    }
+    let mut scripts = run.chars.iter().filter_map(|c| script_of(c.original));
+    if let Some(first) = scripts.next()
+        && scripts.any(|script| script != first)
+    {
+        return false;
+    }
+    let before = decode_last_char(&input[..run.span.start]);
+    let after = decode_char(&input[run.span.end..]).map(|(c, _)| c);
+    // Garbled letters all of one script, touching a letter of that script: a piece of a word
+    // that reads as well as it is (`Пётр`, `рё` inside a Russian word), unless it breaks the
+    // word's case.
+    let garbled_text = &input[run.span.clone()];
+    let mut garbled = bstr::ByteSlice::chars(garbled_text).map(script_of);
+    let first = garbled.next().flatten();
+    let one_script = first.filter(|&first| garbled.all(|s| s == Some(first)));
+    if let Some(script) = one_script
+        && [before, after]
+            .iter()
+            .any(|c| c.and_then(script_of) == Some(script))
+        && !breaks_case(before, garbled_text, after)
+    {
+        return false;
+    }
+    match run.chars {
+        [one] if one.garbled_chars <= 2 => {
+            let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+            word(before) || word(after)
+        }
+        _ => true,
+    }
+}
+
+/// Whether the garbled letters put a capital inside a word that is not in capitals: after a
+/// letter, with a small letter in the run or right after it (`MĂĄm`, `tĹ™`). Correct words
+/// do not, so such a piece of a word is garbled even when its letters are of the word's script.
+fn breaks_case(before: Option<char>, garbled: &[u8], after: Option<char>) -> bool {
+    let mut previous = before;
+    let mut capital_inside = false;
+    let mut small = after.is_some_and(char::is_lowercase);
+    for ch in bstr::ByteSlice::chars(garbled) {
+        capital_inside |= ch.is_uppercase() && previous.is_some_and(char::is_alphabetic);
+        small |= ch.is_lowercase();
+        previous = Some(ch);
+    }
+    capital_inside && small
+}
+
+/// The garbled characters of a run.
+fn garbled_chars(run: &Run<'_>) -> i64 {
+    run.chars.iter().map(|c| i64::from(c.garbled_chars)).sum()
+}
+
+/// A sink in front of another that leaves alone the runs [`is_ordinary_repair`] refuses, and
+/// counts their garbled characters.
+struct OrdinaryRepairs<S> {
+    sink: S,
+    refused: i64,
+}
+
+impl<S> OrdinaryRepairs<S> {
+    fn new(sink: S) -> Self {
+        OrdinaryRepairs { sink, refused: 0 }
+    }
+}
+
+impl<S: Sink> Sink for OrdinaryRepairs<S> {
+    type Error = S::Error;
+
+    fn run(&mut self, input: &[u8], run: &Run<'_>) -> Result<(), S::Error> {
+        if run.repaired && !run.is_not_utf8() && !is_ordinary_repair(input, run) {
+            self.refused += garbled_chars(run);
+            let kept = Run {
+                span: run.span.clone(),
+                chars: run.chars,
+                verdict: run.verdict,
+                repaired: false,
+                field: run.field,
+            };
+            return self.sink.run(input, &kept);
+        }
+        self.sink.run(input, run)
+    }
+
+    fn end(&mut self, input: &[u8]) -> Result<(), S::Error> {
+        self.sink.end(input)
+    }
+}
+
+/// What a scan through one reading would make of a buffer: the garbled characters its
+/// repairs consume, less those of the runs [`OrdinaryRepairs`] refuses (a page that garbles
+/// correct text into nonsense somewhere is no likelier for what it reads well elsewhere).
+/// Garbled characters, not repaired ones, so that a reading that peels every layer of a run
+/// counts for the whole run, and one that peels only some for less.
+#[derive(Default)]
+struct Explained(i64);
+
+impl Sink for Explained {
+    type Error = Infallible;
+
+    fn run(&mut self, _: &[u8], run: &Run<'_>) -> Result<(), Infallible> {
+        // Bytes that are not UTF-8 are read through whichever page scans them: they speak for
+        // none.
+        if run.repaired && !run.is_not_utf8() {
+            self.0 += garbled_chars(run);
+        }
+        Ok(())
+    }
+}
+
+/// How much of `input` `scanner` explains ([`Explained`]) under [`OrdinaryRepairs`], which
+/// lets every run of the Western pair through as its rule judged it.
+fn explained(scanner: &Scanner, input: &[u8]) -> i64 {
+    let mut count = Explained::default();
+    let mut ordinary = OrdinaryRepairs::new(&mut count);
+    let Ok(()) = scanner.scan_as_read(input, &mut ordinary);
+    let refused = ordinary.refused;
+    count.0 - refused
+}
+
+/// How much of a buffer the readings are tried on: enough text to hold hundreds of garbled
+/// words, little enough that trying a dozen pages costs a few per cent of scanning a large
+/// buffer once.
+const PROBE_WINDOW: usize = 64 * 1024;
+
+/// The part of `input` the readings are tried on: all of it when it is small, else its first
+/// [`PROBE_WINDOW`] bytes, extended to the end of their line so that no run is cut.
+fn probe_window(input: &[u8]) -> &[u8] {
+    let Some(rest) = input.get(PROBE_WINDOW..) else {
+        return input;
+    };
+    match memchr::memchr(b'\n', rest) {
+        Some(at) => &input[..PROBE_WINDOW + at + 1],
+        None => input,
+    }
+}
+
+/// Whether no character that both pages give is given for different bytes.
+fn agree(one: &CodePage, other: &CodePage) -> bool {
+    (0x80..=0xFFu8).all(|byte| {
+        let Some(ch) = one.decode(byte) else {
+            return true;
+        };
+        (0x80..=0xFFu8).all(|theirs| theirs == byte || other.decode(theirs) != Some(ch))
+    })
+}
+
+impl Scanner {
+    /// A scanner that reads each buffer through the page its evidence chooses among
+    /// `pages`: the Western pair together (ISO-8859-1 and Windows-1252, which real text
+    /// mixes), or any other page alone. Masks name every page of `pages`, so counts of
+    /// buffers chosen differently add up.
+    pub fn choosing(
+        pages: &[&'static CodePage],
+        strictness: Strictness,
+    ) -> Result<Scanner, ReadingsError> {
+        let western = |bit: usize| pages.get(bit).is_some_and(|page| page.is_western());
+        let mut scanners = Vec::new();
+        if (0..pages.len()).any(western) {
+            scanners.push(Scanner::new(Readings::among(pages, western)?, strictness));
+        }
+        for bit in (0..pages.len()).filter(|&bit| !western(bit)) {
+            // A page that gives no character of the Western pair to another byte is read
+            // together with them, for text garbled through both (`Г‚ВЈ`: `£` through
+            // Windows-1252, then through Windows-1251); any other alone, since each of its
+            // characters must be read back to its own byte.
+            let joins = (0..pages.len())
+                .filter(|&b| western(b))
+                .all(|b| agree(pages[b], pages[bit]));
+            let readings = Readings::among(pages, |b| b == bit || (joins && western(b)))?;
+            scanners.push(Scanner::new(readings, strictness));
+        }
+        let mut scanners = scanners.into_iter();
+        let first = scanners.next().ok_or(ReadingsError::Empty)?;
+        Ok(first.with_others(scanners.collect()))
+    }
+
+    /// [`Scanner::choosing`] among every page this build knows.
+    pub fn choosing_any(strictness: Strictness) -> Scanner {
+        // The shipped pages: within every limit `among` checks.
+        match Scanner::choosing(&ALL, strictness) {
+            Ok(scanner) => scanner,
+            Err(_) => unreachable!("the shipped pages are valid"),
+        }
+    }
+
+    /// Whether this scanner chooses each buffer's reading ([`Scanner::choosing`]).
+    pub fn chooses_reading(&self) -> bool {
+        !self.others().is_empty()
+    }
+
+    /// Scans `input` through the reading its evidence chooses: this scanner's own, or one of
+    /// the others it was made with when that one explains more garbled characters.
+    pub(crate) fn scan_chosen<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
+        match self.chosen_for(input) {
+            Some(other) => other.scan_as_read(input, &mut OrdinaryRepairs::new(sink)),
+            None => self.scan_as_read(input, sink),
+        }
+    }
+
+    /// The other scanner `input`'s evidence chooses, if any.
+    pub(crate) fn chosen_for(&self, input: &[u8]) -> Option<&Scanner> {
+        let others = self.others();
+        if others.is_empty() || input.is_ascii() {
+            return None;
+        }
+        let input = probe_window(input);
+        let mut chosen = None;
+        let mut best = explained(self, input);
+        for other in others {
+            let repaired = explained(other, input);
+            if repaired > best {
+                chosen = Some(other);
+                best = repaired;
+            }
+        }
+        chosen
+    }
+
+    /// The names of the pages `input` is read through.
+    pub fn readings_for(&self, input: &[u8]) -> Vec<&'static str> {
+        let chosen = self.chosen_for(input).unwrap_or(self);
+        chosen
+            .readings()
+            .read_pages()
+            .map(|page| page.name)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mojibake::repair;
+
+    fn fixed(scanner: &Scanner, text: &str) -> String {
+        String::from_utf8_lossy(&repair(scanner, text.as_bytes())).into_owned()
+    }
+
+    #[test]
+    fn each_text_is_read_through_the_page_that_explains_it() {
+        let scanner = Scanner::choosing_any(Strictness::Balanced);
+        let cases = [
+            ("РґРѕСЂРѕРіРµ РїРѕРґ", "дороге под", "cp1251"),
+            (
+                "Merci de bien vouloir activiter le Javascript dans votre navigateur web afin d'en profiter‚Ä¶",
+                "Merci de bien vouloir activiter le Javascript dans votre navigateur web afin d'en profiter…",
+                "macroman",
+            ),
+            ("#╨┐╤Ç╨░╨▓╨╕╨╗╤î╨╜╨╛╨╡", "#правильное", "cp437"),
+            ("café crÃ¨me", "café crème", "cp1252"),
+            (
+                "MĂĄm dost tĹ\u{99}etĂ\u{ad}ho",
+                "Mám dost třetího",
+                "latin2",
+            ),
+        ];
+        for (bad, good, page) in cases {
+            assert_eq!(fixed(&scanner, bad), good, "{bad}");
+            let names = scanner.readings_for(bad.as_bytes());
+            assert!(names.contains(&page), "{bad}: {names:?}");
+        }
+    }
+
+    /// Correct text of the scripts the other pages serve stays as it is, and keeps the Western
+    /// reading.
+    #[test]
+    fn correct_text_of_other_scripts_is_left_alone() {
+        let scanner = Scanner::choosing_any(Strictness::Balanced);
+        for text in [
+            "Привет, как дела? Всё хорошо, спасибо.",
+            "Příliš žluťoučký kůň úpěl ďábelské ódy.",
+            "Zażółć gęślą jaźń, mówił Łukasz.",
+            "Γειά σου Κόσμε, τι κάνεις σήμερα;",
+            "Pijamalı hasta yağız şoföre çabucak güvendi.",
+            "Įlinkdama fechtuotojo špaga sublykčiojusi pragręžė apvalų arbūzą.",
+            "plain ASCII text",
+        ] {
+            assert_eq!(fixed(&scanner, text), text);
+            assert_eq!(scanner.readings_for(text.as_bytes()), ["latin1", "cp1252"]);
+        }
+    }
+
+    #[test]
+    fn western_text_is_scanned_as_the_default_scanner_scans_it() {
+        let scanner = Scanner::choosing_any(Strictness::Balanced);
+        let western = Scanner::new(Readings::western(), Strictness::Balanced);
+        for text in ["donâ€™t", "NicolÃ¡s", "l’Ã©valuation", "Ã  bientôt"] {
+            assert_eq!(fixed(&scanner, text), fixed(&western, text), "{text}");
+        }
+    }
+}
