@@ -14,7 +14,10 @@
 #      (generated, never committed) from the translations in /usr/share/locale/*/LC_MESSAGES,
 #      converted with iconv into 30-odd legacy encodings, short and long, as text, HTML and
 #      XML declaring nothing, runs every tool once over all of it, and writes
-#      benches/DETECT_ACCURACY.md.
+#      benches/DETECT_ACCURACY.md;
+#   4. runs benches/detect_real.py: the same tools on real documents found on this machine
+#      (chardet's test corpus where a package ships it, vim's legacy tutors and menus), read
+#      as they are, into benches/DETECT_REAL.md.
 #
 # Usage (from anywhere): benches/detect_accuracy.sh
 set -euo pipefail
@@ -33,3 +36,5 @@ fi
 corpus=target/detect-corpus
 rm -rf "$corpus"
 python3 benches/detect_accuracy.py "$binary" "$corpus" benches/DETECT_ACCURACY.md
+# Real documents found on this machine (chardet's test corpus, vim's legacy files), if any.
+python3 benches/detect_real.py "$binary" target/detect-real benches/DETECT_REAL.md

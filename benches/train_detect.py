@@ -101,15 +101,36 @@ CHARDETNG_PAIRS = [
 ]
 
 
+# Typographic punctuation that ISO code pages lack, as writers in them type it. Without this
+# the ISO tables would learn only from messages free of `…` and `„`, so their letters would
+# weigh more than the same letters of the Windows page: a bias of a few centinats a byte that
+# a long text sums into a wrong answer (Hungarian windows-1250 read as ISO-8859-2 despite
+# its `…`, which ISO-8859-2 has only as a control).
+ASCII_PUNCTUATION = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u201c": '"', "\u201d": '"',
+    "\u201e": '"', "\u201f": '"', "\u2026": "...", "\u2013": "-", "\u2014": "-",
+    "\u2022": "*", "\u00ab": '"', "\u00bb": '"', "\u2039": "'", "\u203a": "'",
+})
+
+
 def encode(text, codec):
-    """`text` in `codec`, or None. Vietnamese in windows-1258 is written as Windows writes it:
-    a letter the code page lacks is its base (itself precomposed where the code page has it)
-    and combining tone marks."""
+    """`text` in `codec`, or None. Punctuation the codec lacks is written in ASCII, as writers
+    in it write it. Vietnamese in windows-1258 is written as Windows writes it: a letter the
+    code page lacks is its base (itself precomposed where the code page has it) and combining
+    tone marks."""
     try:
         return text.encode(codec)
     except UnicodeEncodeError:
+        pass
+    plain = "".join(
+        char.translate(ASCII_PUNCTUATION) if not can_encode(char, codec) else char
+        for char in text)
+    try:
+        return plain.encode(codec)
+    except UnicodeEncodeError:
         if codec != "cp1258":
             return None
+    text = plain
     out = []
     for char in text:
         try:
@@ -132,6 +153,14 @@ def encode(text, codec):
         except UnicodeEncodeError:
             return None
     return b"".join(out)
+
+
+def can_encode(char, codec):
+    try:
+        char.encode(codec)
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def right(data, answer, text):
@@ -270,7 +299,8 @@ def calibration_corpus(directory):
                         candidate = detect_accuracy.wrap(candidate, form, language)
                         data = encode(candidate, codec)
                         if data is not None and any(b >= 0x80 for b in data):
-                            text = candidate
+                            # What the file holds: its punctuation may be ASCII'd.
+                            text = data.decode(codec)
                             break
                     if text is None:
                         continue
