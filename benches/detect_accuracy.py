@@ -115,21 +115,31 @@ def messages(language, parts=None):
     return found
 
 
-def sample(pool, size, rng, encoding):
-    """Messages from `pool` that `encoding` can write, joined until `size` characters."""
+def sample(pool, size, rng, writes):
+    """Messages from `pool` that `writes` accepts (those the encoding can write), joined until
+    `size` characters."""
     out = []
     length = 0
     for _ in range(len(pool) * 2):
         text = rng.choice(pool)
-        try:
-            text.encode(encoding_python(encoding))
-        except (UnicodeEncodeError, LookupError):
+        if not writes(text):
             continue
         out.append(text)
         length += len(text) + 1
         if length >= size:
             break
     return " ".join(out)
+
+
+def can_write(encoding):
+    """Whether a text can be written in `encoding` (as iconv names it), as a predicate."""
+    def writes(text):
+        try:
+            text.encode(encoding_python(encoding))
+            return True
+        except (UnicodeEncodeError, LookupError):
+            return False
+    return writes
 
 
 def encoding_python(iconv_name):
@@ -163,7 +173,7 @@ def build(corpus):
         for size, chars in SIZES.items():
             for form in FORMATS:
                 for index in range(SAMPLES):
-                    text = wrap(sample(pool, chars, rng, encoding), form, language)
+                    text = wrap(sample(pool, chars, rng, can_write(encoding)), form, language)
                     converted = subprocess.run(
                         ["iconv", "-f", "UTF-8", "-t", encoding],
                         input=text.encode(), capture_output=True)
@@ -212,6 +222,23 @@ def run_uchardet(paths):
     return answers, elapsed
 
 
+def run_peers(paths, chardet_note=""):
+    """uchardet, chardet and charset-normalizer over `paths`, by the names the reports use."""
+    import chardet
+    import charset_normalizer
+
+    def normalizer(data):
+        best = charset_normalizer.from_bytes(data).best()
+        return best.encoding if best else None
+
+    return {
+        "uchardet": run_uchardet(paths),
+        f"chardet {chardet.__version__}{chardet_note}": run_python(
+            lambda d: chardet.detect(d)["encoding"], paths),
+        f"charset-normalizer {charset_normalizer.__version__}": run_python(normalizer, paths),
+    }
+
+
 def run_python(detect, paths):
     start = time.perf_counter()
     answers = {}
@@ -227,13 +254,6 @@ def main():
     baseline = os.environ.get("UNDOUBLE_BASELINE")
     files = build(corpus)
     paths = [f[0] for f in files]
-    import chardet
-    import charset_normalizer
-
-    def normalizer(data):
-        best = charset_normalizer.from_bytes(data).best()
-        return best.encoding if best else None
-
     tools = {}
     if baseline:
         tools["undouble detect, before"] = run_undouble(baseline, corpus)
@@ -242,9 +262,7 @@ def main():
     tools |= {
         "undouble detect": run_undouble(binary, corpus),
         "undouble detect --min-confidence 0": run_undouble(binary, corpus, "--min-confidence", "0"),
-        f"uchardet": run_uchardet(paths),
-        f"chardet {chardet.__version__}": run_python(lambda d: chardet.detect(d)["encoding"], paths),
-        f"charset-normalizer {charset_normalizer.__version__}": run_python(normalizer, paths),
+        **run_peers(paths),
     }
     data = {}
     for path in paths:

@@ -121,13 +121,6 @@ def main():
         print("detect_real.py: no real legacy documents found on this machine; skipped")
         return
     paths = [f[0] for f in files]
-    import chardet
-    import charset_normalizer
-
-    def normalizer(data):
-        best = charset_normalizer.from_bytes(data).best()
-        return best.encoding if best else None
-
     tools = {}
     if baseline:
         tools["undouble detect, before"] = detect_accuracy.run_undouble(baseline, work)
@@ -135,11 +128,7 @@ def main():
         "undouble detect": detect_accuracy.run_undouble(binary, work),
         "undouble detect --min-confidence 0": detect_accuracy.run_undouble(
             binary, work, "--min-confidence", "0"),
-        "uchardet": detect_accuracy.run_uchardet(paths),
-        f"chardet {chardet.__version__} (tuned on the chardet tests)": detect_accuracy.run_python(
-            lambda d: chardet.detect(d)["encoding"], paths),
-        f"charset-normalizer {charset_normalizer.__version__}": detect_accuracy.run_python(
-            normalizer, paths),
+        **detect_accuracy.run_peers(paths, " (tuned on the chardet tests)"),
     }
     names = list(tools)
     sources = sorted({f[2] for f in files})

@@ -295,7 +295,8 @@ def calibration_corpus(directory):
                 for index in range(CALIBRATION_SAMPLES):
                     text, data = None, None
                     for _ in range(20):
-                        candidate = sample(pool, size, rng, codec)
+                        candidate = detect_accuracy.sample(
+                            pool, size, rng, lambda text: encode(text, codec) is not None)
                         candidate = detect_accuracy.wrap(candidate, form, language)
                         data = encode(candidate, codec)
                         if data is not None and any(b >= 0x80 for b in data):
@@ -309,19 +310,6 @@ def calibration_corpus(directory):
                         handle.write(data)
                     files.append((path, data, text))
     return files
-
-
-def sample(pool, size, rng, codec):
-    out, length = [], 0
-    for _ in range(len(pool) * 2):
-        text = rng.choice(pool)
-        if encode(text, codec) is None:
-            continue
-        out.append(text)
-        length += len(text) + 1
-        if length >= size:
-            break
-    return " ".join(out)
 
 
 def chardetng_features(paths):
