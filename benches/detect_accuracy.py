@@ -33,6 +33,7 @@ PAIRS = [
     ("pl", "WINDOWS-1250"), ("cs", "ISO-8859-2"), ("hu", "WINDOWS-1250"), ("sk", "ISO-8859-2"),
     ("ro", "WINDOWS-1250"), ("hr", "WINDOWS-1250"),
     ("ru", "WINDOWS-1251"), ("ru", "KOI8-R"), ("uk", "KOI8-U"), ("ru", "CP866"),
+    ("ru", "IBM855"), ("bg", "IBM855"), ("el", "CP737"),
     ("ru", "ISO-8859-5"), ("bg", "WINDOWS-1251"), ("ru", "MAC-CYRILLIC"),
     ("el", "WINDOWS-1253"), ("el", "ISO-8859-7"),
     ("tr", "WINDOWS-1254"), ("tr", "ISO-8859-9"),

@@ -51,7 +51,7 @@ OUTPUT = os.path.join(ROOT, "src", "charset", "guess_tables.rs")
 TABLE_PARTS = {0}
 CALIBRATION_PARTS = {2}
 
-# Each table: the encoding as encoding_rs names it, its Python codec, the languages whose text
+# Each table: the encoding as encoding_rs names it (glibc for the DOS pages it lacks), its Python codec, the languages whose text
 # it is trained on (a language's catalogues each weigh the same in the table).
 MODELS = [
     ("windows-1252", "cp1252",
@@ -64,9 +64,11 @@ MODELS = [
     ("KOI8-R", "koi8_r", ["ru"]),
     ("KOI8-U", "koi8_u", ["uk"]),
     ("IBM866", "cp866", ["ru", "bg", "uk"]),
+    ("IBM855", "cp855", ["ru", "bg", "sr", "mk"]),
     ("ISO-8859-5", "iso8859_5", ["ru", "bg", "sr", "mk"]),
     ("windows-1253", "cp1253", ["el"]),
     ("ISO-8859-7", "iso8859_7", ["el"]),
+    ("CP737", "cp737", ["el"]),
     ("windows-1254", "cp1254", ["tr", "az"]),
     ("windows-1255", "cp1255", ["he"]),
     ("windows-1256", "cp1256", ["ar", "fa"]),

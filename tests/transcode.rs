@@ -438,3 +438,49 @@ fn a_stray_byte_found_late_does_not_stop_the_repair() {
     let expected = with_stray("café déjà");
     assert_eq!(read(&out), expected);
 }
+
+/// Russian in IBM855 and Greek in CP737, the DOS pages `encoding_rs` lacks: named by `detect`
+/// rather than read as ISO-8859-5 or IBM866, and converted by `fix --transcode`, guessed or
+/// given with `--from`.
+#[test]
+fn dos_pages_are_detected_and_converted_by_their_own_tables() {
+    use undouble::charset::OemCodePage;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let russian = "Программа установки не смогла найти файл. Проверьте путь и повторите \
+                   попытку: выбранный каталог пуст или недоступен для чтения.\n"
+        .repeat(2);
+    let greek = "Το πρόγραμμα εγκατάστασης δεν βρήκε το αρχείο. Ελέγξτε τη διαδρομή και \
+                 δοκιμάστε ξανά: ο κατάλογος είναι άδειος ή δεν διαβάζεται.\n"
+        .repeat(2);
+    for (page, text, name) in [
+        (OemCodePage::Ibm855, &russian, "ru.txt"),
+        (OemCodePage::Cp737, &greek, "el.txt"),
+    ] {
+        let bytes = page.encode(text).expect("the text fits its page");
+        let path = write(dir.path(), name, &bytes);
+        let output = run(&["detect", "--json", path_str(&path)]);
+        let record: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
+        assert_eq!(record["encoding"], page.name(), "{record}");
+
+        let output = run(&["fix", "--in-place", "--transcode", path_str(&path)]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(read(&path), text.as_bytes());
+        let expected = format!("{name}: transcoded from {} to UTF-8", page.name());
+        assert!(stderr(&output).contains(&expected), "{}", stderr(&output));
+
+        let again = write(dir.path(), name, &bytes);
+        let from = page.name().to_ascii_lowercase();
+        let output = run(&[
+            "fix",
+            "-o",
+            "-",
+            "--transcode",
+            "--from",
+            &from,
+            path_str(&again),
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(output.stdout, text.as_bytes());
+    }
+}

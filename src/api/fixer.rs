@@ -11,10 +11,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use encoding_rs::Encoding;
-
 use super::{Settings, dump_options, settings_setters};
 use crate::audit::{AuditLevel, AuditLog};
+use crate::charset::KnownEncoding;
 use crate::dump::{self, Charset, ColumnKind, ColumnReport, DumpOptions, DumpReport};
 use crate::engine::classify::{self, Legacy, TextKind};
 use crate::engine::transcode::{self, OnMalformed, Transcoded};
@@ -57,7 +56,7 @@ pub enum NotUtf8 {
 pub struct Transcode {
     /// Their encoding, when it is known: otherwise a byte order mark or a confident guess
     /// decides (a weak guess is refused). A byte order mark still wins over it.
-    pub from: Option<&'static Encoding>,
+    pub from: Option<KnownEncoding>,
     /// Refuse a file with a sequence its encoding cannot decode, or write U+FFFD for each.
     pub on_malformed: OnMalformed,
 }

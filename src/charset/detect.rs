@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::first_chars::{DEFAULT_WHITESPACE, encoding_from_first_chars};
 use super::guess;
+use super::labels::KnownEncoding;
 use super::suspect::{DEFAULT_SUSPECTS, Suspect};
 use super::zero_bytes::wide_unicode_from_zero_bytes;
 
@@ -232,7 +233,7 @@ impl ByteEvidence {
             .language
             .map(|language| format!(", fitting {language} text best"))
             .unwrap_or_default();
-        let whose = if guess == chardetng {
+        let whose = if guess == KnownEncoding::Whatwg(chardetng) {
             format!("chardetng guesses {}{like}", guess.name())
         } else {
             format!(
@@ -386,8 +387,13 @@ impl<'a> CleanDecoding<'a> {
     }
 
     /// Whether every sample decodes in `encoding` without a malformed sequence.
-    pub(super) fn by(&self, encoding: &'static Encoding) -> bool {
-        if encoding.is_single_byte() {
+    pub(super) fn by(&self, encoding: KnownEncoding) -> bool {
+        let single_byte = match encoding {
+            KnownEncoding::Whatwg(encoding) => encoding.is_single_byte(),
+            KnownEncoding::Oem(_) => true,
+            KnownEncoding::Utf32Le | KnownEncoding::Utf32Be => false,
+        };
+        if single_byte {
             (0x80..=0xFFu8)
                 .zip(self.high_bytes)
                 .filter(|&(_, seen)| seen)
@@ -403,7 +409,13 @@ impl<'a> CleanDecoding<'a> {
 /// Whether `sample` decodes in `encoding` without a malformed sequence, through a small buffer
 /// (a sample can be hundreds of megabytes). A character cut by the end of the sample is not
 /// counted against it: a sample is a piece of a longer file.
-pub(super) fn decodes_cleanly(encoding: &'static Encoding, sample: &[u8]) -> bool {
+pub(super) fn decodes_cleanly(encoding: KnownEncoding, sample: &[u8]) -> bool {
+    let encoding = match encoding {
+        KnownEncoding::Whatwg(encoding) => encoding,
+        KnownEncoding::Oem(page) => return page.decodes_cleanly(sample),
+        // No guess is UTF-32: the zero bytes tell it, not statistics.
+        KnownEncoding::Utf32Le | KnownEncoding::Utf32Be => return false,
+    };
     let mut decoder = encoding.new_decoder_without_bom_handling();
     let mut buffer = [0u8; 4096];
     let mut rest = sample;
@@ -516,7 +528,11 @@ mod tests {
             encoding_rs::KOI8_R,
             encoding_rs::SHIFT_JIS,
             encoding_rs::GBK,
-        ] {
+        ]
+        .map(KnownEncoding::Whatwg)
+        .into_iter()
+        .chain(crate::charset::OemCodePage::ALL.map(KnownEncoding::Oem))
+        {
             for pick in 0..samples.len() {
                 let some = &samples[pick..];
                 let whole = some.iter().all(|sample| decodes_cleanly(encoding, sample));

@@ -22,6 +22,7 @@
 use encoding_rs::Encoding;
 
 use super::guess_tables::{CALIBRATION, CHARDETNG_BONUS, TABLES};
+use super::labels::KnownEncoding;
 
 /// Where a non-ASCII byte stands: after an ASCII letter, after another non-ASCII byte, or after
 /// anything else (a space, punctuation, the start). Accented Latin letters sit among ASCII
@@ -42,7 +43,7 @@ const FIT_FLOOR: f64 = -20.0;
 /// One language's table in one encoding: log-probabilities in centinats (hundredths of a nat)
 /// of each non-ASCII byte, `[class][byte - 0x80]`, the classes as [`CLASSES`] lists them.
 pub(super) struct ByteTable {
-    /// The encoding, as `encoding_rs` names it.
+    /// The encoding, by the name `encoding_rs` (or, for a DOS page it lacks, glibc) gives it.
     pub(super) encoding: &'static str,
     /// The language the table was learnt from, as the locale directories name it.
     pub(super) language: &'static str,
@@ -52,7 +53,7 @@ pub(super) struct ByteTable {
 /// How well an encoding fits a sample: the score of its best-fitting language.
 #[derive(Clone, Copy)]
 struct EncodingScore {
-    encoding: &'static Encoding,
+    encoding: KnownEncoding,
     language: &'static str,
     score: i64,
 }
@@ -61,7 +62,7 @@ struct EncodingScore {
 fn encoding_scores(counts: &ByteCounts) -> Vec<EncodingScore> {
     let mut scores: Vec<EncodingScore> = Vec::new();
     for table in &TABLES {
-        let Some(encoding) = Encoding::for_label(table.encoding.as_bytes()) else {
+        let Some(encoding) = KnownEncoding::for_label(table.encoding) else {
             continue;
         };
         let this = EncodingScore {
@@ -149,7 +150,7 @@ impl ByteCounts {
 /// The answer to a sample chardetng guessed: the encoding, whether it decodes the sample
 /// cleanly, and the chance that it is right.
 pub(crate) struct Ranked {
-    pub(crate) encoding: &'static Encoding,
+    pub(crate) encoding: KnownEncoding,
     pub(crate) decodes_cleanly: bool,
     pub(crate) probability: f64,
     pub(crate) non_ascii: u64,
@@ -163,15 +164,16 @@ pub(crate) struct Ranked {
 pub(crate) fn rank(
     samples: &[&[u8]],
     guess: &'static Encoding,
-    decodes: impl Fn(&'static Encoding) -> bool,
+    decodes: impl Fn(KnownEncoding) -> bool,
 ) -> Ranked {
+    let chardetng = KnownEncoding::Whatwg(guess);
     let counts = ByteCounts::of(samples);
     let n = counts.non_ascii;
     let tabled = TABLES.iter().any(|table| table.encoding == guess.name());
     let unranked = |clean: bool, tabled: bool| {
         let x = features(n, clean, tabled, 0, true, 0.0);
         Ranked {
-            encoding: guess,
+            encoding: chardetng,
             decodes_cleanly: clean,
             probability: probability(&x),
             non_ascii: n,
@@ -179,12 +181,12 @@ pub(crate) fn rank(
         }
     };
     if !tabled {
-        return unranked(decodes(guess), false);
+        return unranked(decodes(chardetng), false);
     }
     let mut ranked: Vec<(i64, EncodingScore)> = encoding_scores(&counts)
         .into_iter()
         .map(|fitted| {
-            let bonus = if fitted.encoding == guess {
+            let bonus = if fitted.encoding == chardetng {
                 CHARDETNG_BONUS
             } else {
                 0
@@ -208,7 +210,7 @@ pub(crate) fn rank(
     } else {
         fitted.score as f64 / (100.0 * n as f64)
     };
-    let x = features(n, true, true, margin, fitted.encoding == guess, fit);
+    let x = features(n, true, true, margin, fitted.encoding == chardetng, fit);
     Ranked {
         encoding: fitted.encoding,
         decodes_cleanly: true,
@@ -271,7 +273,7 @@ pub fn guess_features(sample: &[u8]) -> GuessFeatures {
     let decodes = |encoding| clean.by(encoding);
     GuessFeatures {
         chardetng: guess.name(),
-        chardetng_clean: decodes(guess),
+        chardetng_clean: decodes(KnownEncoding::Whatwg(guess)),
         non_ascii: counts.non_ascii,
         tables: encoding_scores(&counts)
             .into_iter()
@@ -291,8 +293,8 @@ mod tests {
     fn every_table_names_an_encoding_by_its_own_name_and_a_language_once() {
         let mut seen = std::collections::HashSet::new();
         for table in &TABLES {
-            let encoding = Encoding::for_label(table.encoding.as_bytes());
-            assert_eq!(encoding.map(Encoding::name), Some(table.encoding));
+            let encoding = KnownEncoding::for_label(table.encoding);
+            assert_eq!(encoding.map(KnownEncoding::name), Some(table.encoding));
             assert!(!table.language.is_empty());
             assert!(
                 seen.insert((table.encoding, table.language)),
@@ -343,19 +345,25 @@ mod tests {
         let text = "Программа Установки Не Смогла Найти Файл. Проверьте Путь И Повторите Попытку, \
                     Я Подожду.";
         let answer = ranked(text, encoding_rs::X_MAC_CYRILLIC, encoding_rs::WINDOWS_1251);
-        assert_eq!(answer.encoding, encoding_rs::X_MAC_CYRILLIC);
+        assert_eq!(
+            answer.encoding,
+            KnownEncoding::Whatwg(encoding_rs::X_MAC_CYRILLIC)
+        );
         let answer = ranked(text, encoding_rs::WINDOWS_1251, encoding_rs::WINDOWS_1251);
-        assert_eq!(answer.encoding, encoding_rs::WINDOWS_1251);
+        assert_eq!(
+            answer.encoding,
+            KnownEncoding::Whatwg(encoding_rs::WINDOWS_1251)
+        );
     }
 
     #[test]
     fn russian_in_koi8_is_koi8_r_and_ukrainian_koi8_u() {
         let russian = "Не удалось открыть файл: нет такого файла или каталога. Повторить?";
         let answer = ranked(russian, encoding_rs::KOI8_R, encoding_rs::KOI8_U);
-        assert_eq!(answer.encoding, encoding_rs::KOI8_R);
+        assert_eq!(answer.encoding, KnownEncoding::Whatwg(encoding_rs::KOI8_R));
         let ukrainian = "Не вдалося відкрити файл: немає такого файла або каталогу. Її ґанок є.";
         let answer = ranked(ukrainian, encoding_rs::KOI8_U, encoding_rs::KOI8_U);
-        assert_eq!(answer.encoding, encoding_rs::KOI8_U);
+        assert_eq!(answer.encoding, KnownEncoding::Whatwg(encoding_rs::KOI8_U));
     }
 
     #[test]
@@ -364,7 +372,10 @@ mod tests {
                     Möchten Sie die Änderungen übernehmen und später fortfahren?"
             .repeat(3);
         let answer = ranked(&long, encoding_rs::WINDOWS_1252, encoding_rs::WINDOWS_1252);
-        assert_eq!(answer.encoding, encoding_rs::WINDOWS_1252);
+        assert_eq!(
+            answer.encoding,
+            KnownEncoding::Whatwg(encoding_rs::WINDOWS_1252)
+        );
         assert!(answer.probability > 0.9, "{}", answer.probability);
     }
 
@@ -377,7 +388,10 @@ mod tests {
             encoding_rs::WINDOWS_1252,
             encoding_rs::WINDOWS_1252,
         );
-        assert_eq!(answer.encoding, encoding_rs::WINDOWS_1252);
+        assert_eq!(
+            answer.encoding,
+            KnownEncoding::Whatwg(encoding_rs::WINDOWS_1252)
+        );
     }
 
     #[test]
@@ -387,7 +401,10 @@ mod tests {
             encoding_rs::SHIFT_JIS,
             encoding_rs::SHIFT_JIS,
         );
-        assert_eq!(answer.encoding, encoding_rs::SHIFT_JIS);
+        assert_eq!(
+            answer.encoding,
+            KnownEncoding::Whatwg(encoding_rs::SHIFT_JIS)
+        );
         assert!(answer.decodes_cleanly);
     }
 }

@@ -6,9 +6,12 @@
 //! the label as declared and the canonical name. Two additions: UTF-32, which the WHATWG table
 //! omits but a BOM can reveal, so a UTF-32 file is reported as what it is; and the
 //! byte-order-agnostic labels (`utf-16`, `unicode`, `utf-32`), which the table maps to little
-//! endian but which agree with either byte order of their family.
+//! endian but which agree with either byte order of their family. And the DOS code pages
+//! `encoding_rs` lacks ([`OemCodePage`]), which old text files are still written in.
 
 use encoding_rs::Encoding;
+
+use super::oem::OemCodePage;
 
 /// An encoding a label resolves to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +22,8 @@ pub enum KnownEncoding {
     Utf32Le,
     /// UTF-32, big endian.
     Utf32Be,
+    /// A DOS code page of its own tables.
+    Oem(OemCodePage),
 }
 
 impl KnownEncoding {
@@ -30,16 +35,17 @@ impl KnownEncoding {
         match label.trim().to_ascii_lowercase().as_str() {
             "utf-32" | "utf-32le" => Some(Self::Utf32Le),
             "utf-32be" => Some(Self::Utf32Be),
-            _ => None,
+            _ => OemCodePage::for_label(label).map(Self::Oem),
         }
     }
 
-    /// The canonical name (the WHATWG name, or `UTF-32LE`/`UTF-32BE`).
-    pub(crate) fn name(self) -> &'static str {
+    /// The canonical name (the WHATWG name, `UTF-32LE`/`UTF-32BE`, or the DOS page's).
+    pub fn name(self) -> &'static str {
         match self {
             Self::Whatwg(encoding) => encoding.name(),
             Self::Utf32Le => "UTF-32LE",
             Self::Utf32Be => "UTF-32BE",
+            Self::Oem(page) => page.name(),
         }
     }
 
@@ -48,6 +54,7 @@ impl KnownEncoding {
         match self {
             Self::Whatwg(encoding) => encoding.is_ascii_compatible(),
             Self::Utf32Le | Self::Utf32Be => false,
+            Self::Oem(_) => true,
         }
     }
 
@@ -59,7 +66,7 @@ impl KnownEncoding {
                 Some(16)
             }
             Self::Utf32Le | Self::Utf32Be => Some(32),
-            Self::Whatwg(_) => None,
+            Self::Whatwg(_) | Self::Oem(_) => None,
         }
     }
 }
@@ -128,6 +135,7 @@ mod tests {
         assert_eq!(name("utf-16"), Some("UTF-16LE"));
         assert_eq!(name("UTF-32BE"), Some("UTF-32BE"));
         assert_eq!(name("utf\\-8"), None);
+        assert_eq!(name("cp855"), Some("IBM855"));
     }
 
     #[test]

@@ -91,6 +91,9 @@ mod http;
 mod http_message;
 mod labels;
 mod meta;
+mod oem;
+#[rustfmt::skip]
+mod oem_tables;
 pub(crate) mod policy;
 pub mod prescan;
 #[rustfmt::skip]
@@ -122,6 +125,7 @@ pub use http::{
 pub use http_message::{HttpHeader, HttpMessage};
 pub use labels::{KnownEncoding, LabelMeaning, labels_agree};
 pub use meta::encoding_from_meta_element;
+pub use oem::OemCodePage;
 pub use policy::{
     ASCII, DEFAULT_MIN_CONFIDENCE, Declaration, Determination, Diagnostic, DiagnosticCode, Level,
     PolicyOptions, determine, determine_http_message,

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use encoding_rs::Encoding;
+
+use crate::charset::{KnownEncoding, OemCodePage};
 use rayon::prelude::*;
 
 use super::inputs::{FILE_WINDOW, Prepared, Selection};
@@ -87,10 +89,10 @@ pub(crate) struct FixArgs {
     #[arg(long, conflicts_with = "audit")]
     transcode: bool,
     /// With --transcode, the encoding of the files that are not UTF-8: a WHATWG label
-    /// (windows-1252, iso-8859-2, shift_jis, utf-16le, ...; latin1 means windows-1252). A
-    /// UTF-16 byte order mark still wins.
+    /// (windows-1252, iso-8859-2, shift_jis, utf-16le, ...; latin1 means windows-1252) or a
+    /// DOS page encoding_rs lacks (ibm855, cp737). A UTF-16 byte order mark still wins.
     #[arg(long, requires = "transcode", value_name = "ENCODING", value_parser = legacy_encoding)]
-    from: Option<&'static Encoding>,
+    from: Option<KnownEncoding>,
     /// With --transcode, write U+FFFD for each sequence the encoding cannot decode (and count
     /// them) instead of refusing the file.
     #[arg(long, requires = "transcode")]
@@ -101,15 +103,19 @@ pub(crate) struct FixArgs {
 
 /// The encoding a `--from` label names; UTF-8 is refused (those files are repaired, not
 /// converted).
-fn legacy_encoding(label: &str) -> Result<&'static Encoding, String> {
-    match Encoding::for_label_no_replacement(label.trim().as_bytes()) {
-        Some(encoding) if encoding == encoding_rs::UTF_8 => {
+fn legacy_encoding(label: &str) -> Result<KnownEncoding, String> {
+    let whatwg = Encoding::for_label_no_replacement(label.trim().as_bytes());
+    match whatwg
+        .map(KnownEncoding::Whatwg)
+        .or_else(|| OemCodePage::for_label(label).map(KnownEncoding::Oem))
+    {
+        Some(KnownEncoding::Whatwg(encoding)) if encoding == encoding_rs::UTF_8 => {
             Err("UTF-8 files are repaired, not transcoded: name the legacy encoding".into())
         }
         Some(encoding) => Ok(encoding),
         None => Err(format!(
             "unknown encoding '{label}' (a WHATWG label: windows-1252, iso-8859-2, shift_jis, \
-             utf-16le, ...)"
+             utf-16le, ...; or ibm855, cp737)"
         )),
     }
 }

@@ -43,8 +43,6 @@
 use std::convert::Infallible;
 use std::ops::Range;
 
-use encoding_rs::Encoding;
-
 use super::Input;
 use crate::charset::{
     ByteEvidence, Confidence, DEFAULT_SUSPECTS, DetectionMethod, KnownEncoding,
@@ -129,10 +127,10 @@ impl Legacy {
     /// a low-confidence guess. The error says why there is none, for a person.
     pub(crate) fn source_encoding(
         &self,
-        from: Option<&'static Encoding>,
-    ) -> Result<&'static Encoding, &'static str> {
+        from: Option<KnownEncoding>,
+    ) -> Result<KnownEncoding, &'static str> {
         let decodable = match self.encoding {
-            KnownEncoding::Whatwg(encoding) => Ok(encoding),
+            KnownEncoding::Whatwg(_) | KnownEncoding::Oem(_) => Ok(self.encoding),
             KnownEncoding::Utf32Le | KnownEncoding::Utf32Be => {
                 Err("encoding_rs has no UTF-32 decoder, so --transcode cannot convert it")
             }
@@ -497,14 +495,14 @@ mod tests {
 
     #[test]
     fn the_source_encoding_comes_from_the_bom_then_from_then_a_confident_guess() {
-        let iso_8859_2 = encoding_rs::ISO_8859_2;
+        let iso_8859_2 = KnownEncoding::Whatwg(encoding_rs::ISO_8859_2);
         let bom = Legacy {
             encoding: KnownEncoding::Whatwg(encoding_rs::UTF_16LE),
             basis: Basis::ByteOrderMark,
         };
         assert_eq!(
             bom.source_encoding(Some(iso_8859_2)),
-            Ok(encoding_rs::UTF_16LE)
+            Ok(KnownEncoding::Whatwg(encoding_rs::UTF_16LE))
         );
         let guess = |confidence| Legacy {
             encoding: KnownEncoding::Whatwg(encoding_rs::WINDOWS_1252),
@@ -515,7 +513,7 @@ mod tests {
         };
         assert_eq!(
             guess(Confidence::High).source_encoding(None),
-            Ok(encoding_rs::WINDOWS_1252)
+            Ok(KnownEncoding::Whatwg(encoding_rs::WINDOWS_1252))
         );
         assert!(guess(Confidence::Low).source_encoding(None).is_err());
         assert_eq!(
@@ -527,5 +525,13 @@ mod tests {
             basis: Basis::ByteOrderMark,
         };
         assert!(utf32.source_encoding(Some(iso_8859_2)).is_err());
+        let dos = Legacy {
+            encoding: KnownEncoding::Oem(crate::charset::OemCodePage::Ibm855),
+            basis: Basis::Guess {
+                confidence: Confidence::High,
+                first_invalid_offset: 0,
+            },
+        };
+        assert_eq!(dos.source_encoding(None), Ok(dos.encoding));
     }
 }

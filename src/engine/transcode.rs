@@ -1,8 +1,8 @@
 //! Converting a legacy file, one that [`classify`](super::classify) tells is in another
 //! encoding, to UTF-8: what `fix --transcode` does instead of passing it on unchanged.
 //!
-//! `transcode_input` streams the file block by block through an `encoding_rs` decoder into
-//! UTF-8; memory stays at one block and one output buffer. A byte order mark is dropped (the
+//! `transcode_input` streams the file block by block through an `encoding_rs` decoder (or the
+//! table of a DOS code page `encoding_rs` lacks) into UTF-8; memory stays at one block and one output buffer. A byte order mark is dropped (the
 //! output never has one). Malformed sequences are counted; either the conversion fails with an
 //! error naming the file, the byte offset of the first and how many there are (nothing is
 //! written after the first), or, with [`OnMalformed::Replace`], each becomes U+FFFD: bytes are
@@ -11,9 +11,10 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use encoding_rs::{Decoder, DecoderResult, Encoding};
+use encoding_rs::{Decoder, DecoderResult};
 
 use super::{EngineOptions, Input};
+use crate::charset::{KnownEncoding, OemCodePage};
 use crate::error::Error;
 use crate::mojibake::Readings;
 
@@ -30,7 +31,7 @@ pub enum OnMalformed {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Transcoded {
     /// The encoding the input was read in.
-    pub from: &'static Encoding,
+    pub from: KnownEncoding,
     /// Bytes read, and bytes of UTF-8 written.
     pub bytes_read: u64,
     pub bytes_written: u64,
@@ -44,7 +45,7 @@ pub struct Transcoded {
 /// say where a block may be cut).
 #[derive(Clone, Copy)]
 pub(crate) struct TranscodePass<'a> {
-    pub(crate) from: &'static Encoding,
+    pub(crate) from: KnownEncoding,
     pub(crate) on_malformed: OnMalformed,
     pub(crate) readings: &'a Readings,
     pub(crate) engine: &'a EngineOptions,
@@ -66,8 +67,18 @@ pub(crate) fn transcode_input<W: Write>(
         readings,
         engine: options,
     } = *pass;
+    let decoder = match from {
+        KnownEncoding::Whatwg(encoding) => ToUtf8::Whatwg(encoding.new_decoder_with_bom_removal()),
+        KnownEncoding::Oem(page) => ToUtf8::Table(page),
+        KnownEncoding::Utf32Le | KnownEncoding::Utf32Be => {
+            return Err(Error::Usage(format!(
+                "{}: there is no UTF-32 decoder to convert it with",
+                input.display_path().display()
+            )));
+        }
+    };
     let mut stream = Utf8Stream {
-        decoder: from.new_decoder_with_bom_removal(),
+        decoder,
         buffer: vec![0; OUTPUT_CHUNK],
         output: Utf8Output {
             out,
@@ -93,9 +104,44 @@ pub(crate) fn transcode_input<W: Write>(
 /// The UTF-8 written at a time.
 const OUTPUT_CHUNK: usize = 64 << 10;
 
+/// A decoder of some encoding into UTF-8.
+enum ToUtf8 {
+    Whatwg(Decoder),
+    /// A single-byte page of its own table: every byte one character, none malformed.
+    Table(OemCodePage),
+}
+
+impl ToUtf8 {
+    /// Decodes as much of `src` into `dst` as fits, as `encoding_rs`'s
+    /// `decode_to_utf8_without_replacement` does: the result, bytes read, bytes written.
+    fn decode(&mut self, src: &[u8], dst: &mut [u8], last: bool) -> (DecoderResult, usize, usize) {
+        let page = match self {
+            Self::Whatwg(decoder) => {
+                return decoder.decode_to_utf8_without_replacement(src, dst, last);
+            }
+            Self::Table(page) => *page,
+        };
+        let (mut read, mut written) = (0, 0);
+        for &byte in src {
+            let Some(c) = page.decode_byte(byte) else {
+                return (DecoderResult::Malformed(1, 0), read + 1, written);
+            };
+            let Some(room) = dst
+                .get_mut(written..)
+                .filter(|room| room.len() >= c.len_utf8())
+            else {
+                return (DecoderResult::OutputFull, read, written);
+            };
+            written += c.encode_utf8(room).len();
+            read += 1;
+        }
+        (DecoderResult::InputEmpty, read, written)
+    }
+}
+
 /// A decoder writing UTF-8 to its output as input is fed to it.
 struct Utf8Stream<'p, W> {
-    decoder: Decoder,
+    decoder: ToUtf8,
     buffer: Vec<u8>,
     output: Utf8Output<'p, W>,
 }
@@ -105,9 +151,7 @@ impl<W: Write> Utf8Stream<'_, W> {
     /// character left incomplete).
     fn feed(&mut self, mut bytes: &[u8], last: bool) -> Result<(), Error> {
         loop {
-            let (result, read, written) =
-                self.decoder
-                    .decode_to_utf8_without_replacement(bytes, &mut self.buffer, last);
+            let (result, read, written) = self.decoder.decode(bytes, &mut self.buffer, last);
             bytes = bytes.get(read..).unwrap_or_default();
             self.output.done.bytes_read += read as u64;
             self.output
@@ -191,11 +235,21 @@ impl<W: Write> Utf8Output<'_, W> {
 
 #[cfg(test)]
 mod tests {
+    use encoding_rs::Encoding;
+
     use super::*;
 
     fn transcode(
         bytes: &[u8],
         from: &'static Encoding,
+        on_malformed: OnMalformed,
+    ) -> Result<(Vec<u8>, Transcoded), Error> {
+        transcode_from(bytes, KnownEncoding::Whatwg(from), on_malformed)
+    }
+
+    fn transcode_from(
+        bytes: &[u8],
+        from: KnownEncoding,
         on_malformed: OnMalformed,
     ) -> Result<(Vec<u8>, Transcoded), Error> {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -248,5 +302,18 @@ mod tests {
             matches!(refused, Err(Error::Read { offset, .. }) if offset == expected_offset),
             "{refused:?}"
         );
+    }
+
+    #[test]
+    fn a_dos_page_is_converted_by_its_table_across_output_chunks() {
+        let russian = "Программа установки не смогла найти файл. ".repeat(4000);
+        let page = OemCodePage::Ibm855;
+        let bytes = page.encode(&russian).expect("Russian is in IBM855");
+        let (out, done) = transcode_from(&bytes, KnownEncoding::Oem(page), OnMalformed::Refuse)
+            .expect("transcoded");
+        assert_eq!(String::from_utf8_lossy(&out), russian);
+        assert_eq!(done.bytes_read, bytes.len() as u64);
+        assert_eq!(done.bytes_written, russian.len() as u64);
+        assert_eq!(done.malformed, 0);
     }
 }
