@@ -303,10 +303,10 @@ pub(super) fn chardetng_guess(samples: &[&[u8]]) -> &'static Encoding {
     let mut fed = 0;
     'samples: for sample in samples {
         for line in lines_with_non_ascii(sample) {
-            let (part, more) = up_to_enough(line, CHARDETNG_ENOUGH.saturating_sub(fed));
+            let (part, non_ascii) = up_to_enough(line, CHARDETNG_ENOUGH.saturating_sub(fed));
             detector.feed(part, false);
-            fed += part.iter().filter(|byte| !byte.is_ascii()).count();
-            if !more {
+            fed += non_ascii;
+            if fed >= CHARDETNG_ENOUGH {
                 break 'samples;
             }
         }
@@ -318,26 +318,29 @@ pub(super) fn chardetng_guess(samples: &[&[u8]]) -> &'static Encoding {
 /// The non-ASCII bytes after which chardetng's guess is taken as it stands.
 const CHARDETNG_ENOUGH: usize = 1024;
 
-/// `line` up to its `wanted`-th non-ASCII byte and on to the next byte below `0x40`, and
-/// whether it holds fewer than `wanted` (so that more may be fed).
-fn up_to_enough(line: &[u8], wanted: usize) -> (&[u8], bool) {
+/// `line` up to its `wanted`-th non-ASCII byte and on to the next byte below `0x40`, and the
+/// non-ASCII bytes in that part (at least `wanted` if the line was cut), counted in the one
+/// pass that finds the cut.
+fn up_to_enough(line: &[u8], wanted: usize) -> (&[u8], usize) {
     if wanted == 0 {
-        return (&[], false);
+        return (&[], 0);
     }
-    let Some((at, _)) = line
-        .iter()
-        .enumerate()
-        .filter(|(_, byte)| !byte.is_ascii())
-        .nth(wanted.saturating_sub(1))
-    else {
-        return (line, true);
-    };
-    let end = line
-        .iter()
-        .skip(at)
-        .position(|&byte| byte < 0x40)
-        .map_or(line.len(), |offset| at + offset);
-    (line.get(..end).unwrap_or(line), false)
+    let mut non_ascii = 0;
+    let mut cut_after = None;
+    for (at, &byte) in line.iter().enumerate() {
+        match cut_after {
+            None if !byte.is_ascii() => {
+                non_ascii += 1;
+                if non_ascii == wanted {
+                    cut_after = Some(at);
+                }
+            }
+            Some(_) if byte < 0x40 => return (line.get(..at).unwrap_or(line), non_ascii),
+            Some(_) if !byte.is_ascii() => non_ascii += 1,
+            _ => {}
+        }
+    }
+    (line, non_ascii)
 }
 
 /// The lines of `sample` (each with its line feed) that hold a byte outside ASCII, in order;
@@ -500,19 +503,19 @@ mod tests {
 
     #[test]
     fn chardetng_stops_after_enough_at_a_character_boundary() {
-        assert_eq!(up_to_enough(b"ab\xE9c", 5), (&b"ab\xE9c"[..], true));
-        assert_eq!(up_to_enough(b"\xE9\xE9 \xE9", 2), (&b"\xE9\xE9"[..], false));
+        assert_eq!(up_to_enough(b"ab\xE9c", 5), (&b"ab\xE9c"[..], 1));
+        assert_eq!(up_to_enough(b"\xE9\xE9 \xE9", 2), (&b"\xE9\xE9"[..], 2));
         // A Shift_JIS trail byte may be an ASCII letter: the cut waits for a space.
         assert_eq!(
             up_to_enough(b"\x93\xfa\x96\x7b\x8c\xea. x", 3),
-            (&b"\x93\xfa\x96\x7b\x8c\xea"[..], false)
+            (&b"\x93\xfa\x96\x7b\x8c\xea"[..], 5)
         );
         let long: Vec<u8> = b"\xF0\xF3\xF1 ".repeat(1000);
-        let (part, more) = up_to_enough(&long, CHARDETNG_ENOUGH);
-        assert!(!more);
+        let (part, non_ascii) = up_to_enough(&long, CHARDETNG_ENOUGH);
         // Through the end of the character that holds the last byte wanted.
+        assert_eq!(non_ascii, 1026);
         assert_eq!(part.iter().filter(|b| !b.is_ascii()).count(), 1026);
-        assert_eq!(up_to_enough(b"\xE9", 0), (&b""[..], false));
+        assert_eq!(up_to_enough(b"\xE9", 0), (&b""[..], 0));
     }
 
     #[test]
