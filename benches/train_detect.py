@@ -96,10 +96,14 @@ MARGIN_CAP = 10000
 FIT_FLOOR = -20.0
 CLASSES = 3  # after an ASCII letter, after a non-ASCII byte, after anything else
 
-# Extra calibration text for UTF-8's neighbours that chardetng answers itself: CJK.
+# Extra calibration text for UTF-8's neighbours that chardetng answers itself: CJK. And Korean
+# in Johab, which neither chardetng nor the tables know: the model must learn that a table
+# fitting text of no language it knows is no answer (chardetng calls Johab windows-1252, and a
+# Cyrillic DOS table then fits it better than anything else).
 CHARDETNG_PAIRS = [
     ("ja", "SHIFT_JIS", "shift_jis"), ("ja", "EUC-JP", "euc_jp"), ("zh_CN", "GBK", "gbk"),
     ("zh_CN", "GB18030", "gb18030"), ("zh_TW", "Big5", "big5"), ("ko", "EUC-KR", "euc_kr"),
+    ("ko", "Johab", "johab"),
 ]
 
 
