@@ -44,7 +44,11 @@ pub(crate) fn run(args: &MergeArgs) -> Outcome {
             short.part, short.path
         );
     }
-    let text: String = merge.records().iter().map(json_line).collect();
+    let records = match merge.records() {
+        Ok(records) => records,
+        Err(error) => return Outcome::failed(&Error::Usage(error.message)),
+    };
+    let text: String = records.iter().map(json_line).collect();
     let written = match &args.output {
         Some(path) if path.as_os_str() != "-" => write_page(path, text.as_bytes()),
         _ => {

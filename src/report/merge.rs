@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::records::{ReadError, json_lines, parse};
-use super::{CountsRecord, ScanRecord, ScanTotal, ScannedFile, SequenceRecord};
+use super::{CountsRecord, RangeRecord, ScanRecord, ScanTotal, ScannedFile, SequenceRecord};
 
 /// Inputs whose sequence lists a merge had to rank without all their sequences.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,13 +27,20 @@ pub struct Shortfall {
     pub path: String,
 }
 
+/// One input's record, or the records of the ranges of one file (`scan --range`).
+#[derive(Clone, Debug)]
+enum Entry {
+    Pieces(Vec<ScannedFile>),
+    Other(ScanRecord),
+}
+
 /// The `scan --json` outputs read so far, merged.
 #[derive(Clone, Debug, Default)]
 pub struct ScanMerge {
     top: usize,
     /// Every `file`, `skipped` and `error` record, in the order read.
-    records: Vec<ScanRecord>,
-    /// The index in `records` of each path's `file` record.
+    entries: Vec<Entry>,
+    /// The index in `entries` of each path's `file` records.
     files: HashMap<String, usize>,
     /// Errors the parts' totals told (walk errors have no record of their own).
     errors: u64,
@@ -69,9 +76,9 @@ impl ScanMerge {
                 ScanRecord::Total(total) => told_errors = Some(total.errors),
                 ScanRecord::Error(failed) => {
                     error_records += 1;
-                    self.records.push(ScanRecord::Error(failed));
+                    self.entries.push(Entry::Other(ScanRecord::Error(failed)));
                 }
-                skipped @ ScanRecord::Skipped(_) => self.records.push(skipped),
+                skipped @ ScanRecord::Skipped(_) => self.entries.push(Entry::Other(skipped)),
             }
         }
         if seen == 0 {
@@ -85,24 +92,34 @@ impl ScanMerge {
     }
 
     fn add_file(&mut self, part: &str, file: ScannedFile, line: usize) -> Result<(), ReadError> {
-        if self.files.contains_key(&file.path) {
-            return Err(ReadError {
-                line,
-                message: format!(
-                    "{} is in another part too: each input must be scanned once",
-                    file.path
-                ),
-            });
-        }
         if !whole(&file.counts) {
             self.shortfalls.push(Shortfall {
                 part: part.to_owned(),
                 path: file.path.clone(),
             });
         }
-        self.files.insert(file.path.clone(), self.records.len());
-        self.records.push(ScanRecord::File(Box::new(file)));
-        Ok(())
+        let Some(&index) = self.files.get(&file.path) else {
+            self.files.insert(file.path.clone(), self.entries.len());
+            self.entries.push(Entry::Pieces(vec![file]));
+            return Ok(());
+        };
+        let twice = || ReadError {
+            line,
+            message: format!(
+                "{} is in another part too: each input must be scanned once (or in ranges, \
+                 scan --range)",
+                file.path
+            ),
+        };
+        match &mut self.entries[index] {
+            Entry::Pieces(pieces)
+                if file.range.is_some() && pieces.iter().all(|p| p.range.is_some()) =>
+            {
+                pieces.push(file);
+                Ok(())
+            }
+            _ => Err(twice()),
+        }
     }
 
     /// The inputs whose lists were not whole, so that the merged lists may miss counts.
@@ -111,12 +128,20 @@ impl ScanMerge {
     }
 
     /// The records one scan would have printed: each input's, then the total.
-    pub fn records(&self) -> Vec<ScanRecord> {
-        let mut out = Vec::with_capacity(self.records.len() + 1);
+    ///
+    /// Fails when the ranges of a file overlap or leave a gap: their sum would not be the
+    /// file's.
+    pub fn records(&self) -> Result<Vec<ScanRecord>, ReadError> {
+        let mut out = Vec::with_capacity(self.entries.len() + 1);
         let mut total: Option<CountsRecord> = None;
         let (mut files, mut skipped) = (0u64, 0u64);
         let mut first_invalid_path = None;
-        for record in &self.records {
+        for entry in &self.entries {
+            let record = match entry {
+                Entry::Pieces(pieces) => ScanRecord::File(Box::new(join_ranges(pieces)?)),
+                Entry::Other(record) => record.clone(),
+            };
+            let record = &record;
             match record {
                 ScanRecord::File(file) => {
                     files += 1;
@@ -154,8 +179,63 @@ impl ScanMerge {
             errors: self.errors,
             first_invalid_path,
         }));
-        out
+        Ok(out)
     }
+}
+
+/// The record of one input from the records of its ranges, in any order: counts summed, the
+/// survey of the range at the lowest offset (it read the file's head, as every range did)
+/// with the facts of the sum. A range record that covers the whole file is a whole file's
+/// record, without its `range`.
+fn join_ranges(pieces: &[ScannedFile]) -> Result<ScannedFile, ReadError> {
+    let mut sorted: Vec<&ScannedFile> = pieces.iter().collect();
+    sorted.sort_by_key(|p| p.range.as_ref().map_or(0, |r| r.start));
+    let Some((first, rest)) = sorted.split_first() else {
+        return Err(ReadError {
+            line: 0,
+            message: "an input without a record".into(),
+        });
+    };
+    let mut joined = (*first).clone();
+    for piece in rest {
+        let (Some(so_far), Some(next)) = (&joined.range, &piece.range) else {
+            break;
+        };
+        if so_far.end != next.start {
+            return Err(ReadError {
+                line: 0,
+                message: format!(
+                    "the ranges of {} {} at {}: they must tile the file",
+                    joined.path,
+                    if so_far.end > next.start {
+                        "overlap"
+                    } else {
+                        "leave a gap"
+                    },
+                    so_far.end.min(next.start)
+                ),
+            });
+        }
+        joined.counts = add_counts(joined.counts, &piece.counts);
+        let actual = &mut joined.encoding.survey.actual;
+        actual.non_ascii_chars += piece.encoding.survey.actual.non_ascii_chars;
+        joined.encoding.survey.double_encoded += piece.encoding.survey.double_encoded;
+        joined.range = Some(RangeRecord {
+            start: so_far.start,
+            end: next.end,
+            file_bytes: so_far.file_bytes.or(next.file_bytes),
+        });
+    }
+    let actual = &mut joined.encoding.survey.actual;
+    actual.first_invalid_offset = joined.counts.first_invalid_offset;
+    actual.valid_utf8 = actual.first_invalid_offset.is_none();
+    if let Some(range) = &joined.range
+        && range.start == 0
+        && range.file_bytes.is_some_and(|bytes| range.end >= bytes)
+    {
+        joined.range = None;
+    }
+    Ok(joined)
 }
 
 /// Whether a record's lists hold every sequence it counted.
@@ -293,7 +373,9 @@ mod tests {
                 .is_ok()
         );
         assert!(merge.shortfalls().is_empty());
-        let records = merge.records();
+        let Ok(records) = merge.records() else {
+            panic!("no records");
+        };
         assert_eq!(records.len(), 4);
         let ScanRecord::Total(total) = &records[3] else {
             panic!("the last record is no total: {}", json_line(&records[3]));

@@ -136,6 +136,19 @@ pub struct ScannedFile {
     /// A SQL dump's tables and columns ([`crate::dump::DumpReport::record`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dump: Option<DumpRecord>,
+    /// For `scan --range`: the range asked for; absent for a whole input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<RangeRecord>,
+}
+
+/// The bytes a `scan --range` was asked for, and the file's size: the counts are those of the
+/// whole file's blocks that start in the range.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RangeRecord {
+    pub start: u64,
+    pub end: u64,
+    /// The size of the file, or `null` when it could not be known.
+    pub file_bytes: Option<u64>,
 }
 
 /// The totals of a scan.
