@@ -15,6 +15,8 @@ mod identity;
 mod input;
 mod map_guard;
 pub(crate) mod replace;
+#[cfg(test)]
+mod tiling;
 pub(crate) mod transcode;
 pub(crate) mod walk;
 

@@ -31,7 +31,8 @@ pub struct Shortfall {
 #[derive(Clone, Debug)]
 enum Entry {
     Pieces(Vec<ScannedFile>),
-    Other(ScanRecord),
+    /// Boxed: a `total` is larger than a list of records.
+    Other(Box<ScanRecord>),
 }
 
 /// The `scan --json` outputs read so far, merged.
@@ -76,9 +77,12 @@ impl ScanMerge {
                 ScanRecord::Total(total) => told_errors = Some(total.errors),
                 ScanRecord::Error(failed) => {
                     error_records += 1;
-                    self.entries.push(Entry::Other(ScanRecord::Error(failed)));
+                    self.entries
+                        .push(Entry::Other(Box::new(ScanRecord::Error(failed))));
                 }
-                skipped @ ScanRecord::Skipped(_) => self.entries.push(Entry::Other(skipped)),
+                skipped @ ScanRecord::Skipped(_) => {
+                    self.entries.push(Entry::Other(Box::new(skipped)))
+                }
             }
         }
         if seen == 0 {
@@ -139,7 +143,7 @@ impl ScanMerge {
         for entry in &self.entries {
             let record = match entry {
                 Entry::Pieces(pieces) => ScanRecord::File(Box::new(join_ranges(pieces)?)),
-                Entry::Other(record) => record.clone(),
+                Entry::Other(record) => (**record).clone(),
             };
             let record = &record;
             match record {
