@@ -226,6 +226,12 @@ impl FixerBuilder {
     /// The fixer; with an audit log, the log is created and its header written.
     pub fn build(&self) -> Result<Fixer, Error> {
         let scanner = self.settings.scanner()?;
+        // An audit log's lines and a file's replacement are of whole files.
+        if self.settings.range.is_some() && self.audit.is_some() {
+            return Err(Error::Usage(
+                "a range is fixed without an audit log: audit the fix of the whole file".into(),
+            ));
+        }
         let audit = match &self.audit {
             None => None,
             Some(settings) => {
@@ -291,6 +297,17 @@ impl Fixer {
     /// Repairs `input` into `target`.
     pub fn fix(&self, input: &Input, target: Target<'_>) -> Result<FixOutcome, Error> {
         let dialect = dump::dialect_of(input, self.options.settings.format)?;
+        if self.options.settings.range.is_some() {
+            refuse_range(input, dialect.is_some())?;
+            if let Target::Path { path, .. } = &target
+                && *path == input.display_path()
+            {
+                return Err(Error::Usage(format!(
+                    "{}: a range is written to another file or to standard output, never in place",
+                    path.display()
+                )));
+            }
+        }
         let dump = dialect.map(|dialect| self.dump_options(dialect));
         let kind = match &dump {
             Some(options) => dump::classify(input, options)?,
@@ -301,6 +318,12 @@ impl Fixer {
                 self.skip(input, target, Skip::Binary)
             }
             TextKind::Legacy(legacy) => match self.options.not_utf8 {
+                NotUtf8::Transcode(_) if self.options.settings.range.is_some() => {
+                    Err(Error::Usage(format!(
+                        "{}: a range is not transcoded: transcode the whole file",
+                        input.display_path().display()
+                    )))
+                }
                 NotUtf8::Transcode(policy) => {
                     self.transcode(input, target, dialect, legacy, policy)
                 }
@@ -600,4 +623,18 @@ impl Fixer {
         });
         Ok(columns.collect())
     }
+}
+
+/// Refuses a range of what a range cannot be read as: a dump, whose values need the lexer's
+/// state from the start of the file, and standard input, which has no offsets to start at.
+pub(crate) fn refuse_range(input: &Input, dump: bool) -> Result<(), Error> {
+    let what = match (dump, input.is_stdin()) {
+        (true, _) => "a SQL dump is read from its start (use --format text to read it as text)",
+        (false, true) => "standard input has no offsets to start at",
+        (false, false) => return Ok(()),
+    };
+    Err(Error::Usage(format!(
+        "{}: no range of it: {what}",
+        input.display_path().display()
+    )))
 }

@@ -95,7 +95,11 @@ impl Inspector {
             return Ok(Inspection::SkippedBinary);
         }
         let engine = &self.engine;
-        let (counts, head, tables, kind) = match dump::dialect_of(input, self.settings.format)? {
+        let dialect = dump::dialect_of(input, self.settings.format)?;
+        if self.settings.range.is_some() {
+            super::fixer::refuse_range(input, dialect.is_some())?;
+        }
+        let (counts, head, tables, kind) = match dialect {
             Some(dialect) => {
                 let options = dump_options(dialect, &self.settings.schema);
                 let pass = dump::DumpPass {
@@ -116,10 +120,25 @@ impl Inspector {
             None => {
                 let (counts, head) =
                     engine::scan_input_keeping_head(&self.scanner, input, engine, SURVEY_LIMIT)?;
-                // A head the scan found valid is judged by its structure only, not read again.
-                let kind = match counts.first_invalid_offset {
-                    None => classify::classify_valid_head(&head),
-                    Some(_) => classify::classify_head(&head),
+                let (head, kind) = match (&self.settings.range, counts.first_invalid_offset) {
+                    // A range is judged by the file's head, as the whole file is: what the
+                    // range holds says nothing of the file's validity.
+                    (Some(_), _) => {
+                        let readings = self.scanner.readings();
+                        let head = engine::first_block_head(input, readings, engine, SURVEY_LIMIT)?;
+                        let kind = classify::classify_head(&head);
+                        (head, kind)
+                    }
+                    // A head the scan found valid is judged by its structure only, not read
+                    // again.
+                    (None, None) => {
+                        let kind = classify::classify_valid_head(&head);
+                        (head, kind)
+                    }
+                    (None, Some(_)) => {
+                        let kind = classify::classify_head(&head);
+                        (head, kind)
+                    }
                 };
                 (counts, head, None, Some(kind))
             }

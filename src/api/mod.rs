@@ -82,6 +82,11 @@ pub struct Settings {
     /// Process inputs that look binary (a NUL byte in their first 8 KiB) as text instead of
     /// skipping them (default: skipped).
     pub binary: bool,
+    /// Only the bytes of each input from `start` to `end`, as an engine's input split gives
+    /// them (default: all): the whole input's blocks that start in the range, each whole, so
+    /// that the fixed outputs of any tiling of an input concatenate to its whole fix and
+    /// their counts sum to its counts. Plain text only: a dump is refused.
+    pub range: Option<std::ops::Range<u64>>,
 }
 
 impl Default for Settings {
@@ -97,6 +102,7 @@ impl Default for Settings {
             mmap: engine.mmap,
             progress: engine.progress,
             binary: false,
+            range: None,
         }
     }
 }
@@ -113,6 +119,7 @@ impl std::fmt::Debug for Settings {
             .field("mmap", &self.mmap)
             .field("progress", &self.progress.is_some())
             .field("binary", &self.binary)
+            .field("range", &self.range)
             .finish()
     }
 }
@@ -136,6 +143,8 @@ impl Settings {
         EngineOptions {
             mmap: self.mmap,
             progress: self.progress.clone(),
+            range: self.range.clone(),
+            ..EngineOptions::default()
         }
     }
 }
@@ -201,6 +210,15 @@ macro_rules! settings_setters {
         /// [`Settings::binary`]: crate::api::Settings::binary
         pub fn binary(&mut self, binary: bool) -> &mut Self {
             self.settings.binary = binary;
+            self
+        }
+
+        /// Only the bytes of each input from `start` to `end`, as an input split gives them
+        /// ([`Settings::range`]).
+        ///
+        /// [`Settings::range`]: crate::api::Settings::range
+        pub fn range(&mut self, range: Option<std::ops::Range<u64>>) -> &mut Self {
+            self.settings.range = range;
             self
         }
     };

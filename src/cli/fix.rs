@@ -57,6 +57,12 @@ pub(crate) struct FixArgs {
     /// subdirectories are created as needed, and the directory itself if its parent exists.
     #[arg(long, value_name = "DIR")]
     output_dir: Option<PathBuf>,
+    /// Repair only the bytes of one file from START to END (`START-` to its end), as an
+    /// input split gives them: whole blocks of the whole file's run, so that the outputs of
+    /// ranges that tile the file concatenate to its fix. Plain text only.
+    #[arg(long, value_name = "START-END", value_parser = super::values::parse_range,
+          conflicts_with_all = ["in_place", "output_dir", "audit"])]
+    range: Option<std::ops::Range<u64>>,
     /// Tell what would be repaired; write nothing.
     #[arg(long, conflicts_with = "audit")]
     dry_run: bool,
@@ -151,10 +157,16 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         backup_suffix: args.backup.clone(),
     };
     let started = selection.start(&args.detection, args.format.into(), &mut outcome);
-    let (settings, prepared) = match started {
+    let (mut settings, prepared) = match started {
         Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
     };
+    if args.range.is_some()
+        && let Err(error) = super::values::one_range_input(prepared.found.len())
+    {
+        return Outcome::failed(&error);
+    }
+    settings.range = args.range.clone();
     if let Err(error) = check_backups(args, &prepared) {
         return Outcome::failed(&error);
     }

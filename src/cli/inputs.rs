@@ -97,6 +97,7 @@ impl Selection {
             mmap: prepared.engine.mmap,
             progress: prepared.engine.progress.clone(),
             binary: !prepared.skip_binary,
+            range: None,
         };
         Ok((settings, prepared))
     }
@@ -134,6 +135,7 @@ impl Selection {
             engine: EngineOptions {
                 mmap: !self.no_mmap,
                 progress,
+                ..EngineOptions::default()
             },
             bar,
             pool,

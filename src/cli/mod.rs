@@ -14,6 +14,7 @@ mod fix;
 mod inputs;
 mod learn;
 mod manual;
+mod merge;
 mod report;
 mod scan;
 mod undo;
@@ -124,6 +125,8 @@ Examples:
   Restore the files under the current directory; under /srv/www:
     undouble undo fix.jsonl
     undouble undo --root /srv/www fix.jsonl
+  The logs of fixes run per file or per machine, in the order they ran:
+    undouble undo a.jsonl b.jsonl
 
 Exit codes:
   0  every file restored (or, with --dry-run, restorable)
@@ -139,6 +142,17 @@ Examples:
 Exit codes:
   0  the page was written
   2  an error (an input could not be read, a line is not a record)";
+
+const MERGE_HELP: &str = "\
+Examples:
+  Scan two machines' halves with whole sequence lists, then merge:
+    undouble scan --json --top 1000000 /srv/a > a.jsonl
+    undouble scan --json --top 1000000 /srv/b > b.jsonl
+    undouble merge a.jsonl b.jsonl -o scan.jsonl
+
+Exit codes:
+  0  merged
+  2  an error (an input could not be read, a line is not a record, an input in two parts)";
 
 const GENERATED_HELP: &str = "\
 Examples:
@@ -187,6 +201,10 @@ enum Command {
     /// commands that made them.
     #[command(after_help = REPORT_HELP)]
     Report(report::ReportArgs),
+    /// Merge the `scan --json` outputs of separate runs (other files, other machines) into
+    /// the JSON Lines one scan of all their inputs would have printed.
+    #[command(after_help = MERGE_HELP)]
+    Merge(merge::MergeArgs),
     /// Print the completion script of a shell on standard output.
     #[command(after_help = manual::COMPLETIONS_HELP)]
     Completions {
@@ -200,8 +218,9 @@ enum Command {
     /// Restore every file an audit log says `fix` rewrote to its exact original bytes.
     #[command(after_help = UNDO_HELP)]
     Undo {
-        /// The audit log `fix --audit` wrote.
-        audit: PathBuf,
+        /// The audit logs `fix --audit` wrote, in the order the fixes ran (undone last first).
+        #[arg(required = true, value_name = "AUDIT")]
+        audit: Vec<PathBuf>,
         /// Check that every file can be restored, list what would be written; change nothing.
         #[arg(long)]
         dry_run: bool,
@@ -317,6 +336,7 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Scan(args) => scan::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Merge(args) => merge::run(&args),
         Command::Completions { shell } => manual::completions(shell),
         Command::Man => manual::man(),
         Command::Fix(args) => fix::run(&args),

@@ -63,7 +63,7 @@ pub(crate) fn run(args: &ReportArgs) -> Outcome {
 }
 
 /// The text of one input: the file, or standard input for `-`.
-fn read(input: &PathBuf) -> Result<String, Error> {
+pub(super) fn read(input: &PathBuf) -> Result<String, Error> {
     let mut bytes = Vec::new();
     let result = match input.as_os_str() == "-" {
         true => std::io::stdin().lock().read_to_end(&mut bytes).map(|_| ()),
@@ -90,7 +90,7 @@ fn read(input: &PathBuf) -> Result<String, Error> {
 /// renamed over it, so that a reader never sees half a page and a failure leaves the old one.
 /// A new page is readable by all (`0644`), as a document to hand on; one that exists keeps its
 /// owner and mode.
-fn write_page(path: &Path, page: &[u8]) -> Result<(), Error> {
+pub(super) fn write_page(path: &Path, page: &[u8]) -> Result<(), Error> {
     use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
     let error = |source| Error::Write {

@@ -12,7 +12,9 @@ use crate::Error;
 use crate::api::{Inspection, Inspector, Scanned};
 use crate::charset::SurveyRecord;
 use crate::mojibake::Counts;
-use crate::report::{self, CountsRecord, Failed, ScanRecord, ScanTotal, ScannedFile, Skipped};
+use crate::report::{
+    self, CountsRecord, Failed, RangeRecord, ScanRecord, ScanTotal, ScannedFile, Skipped,
+};
 
 #[derive(Args, Clone, Debug)]
 #[command(mut_arg("quiet", |arg| arg.help(QUIET_HELP)))]
@@ -30,6 +32,11 @@ pub(crate) struct ScanArgs {
     /// says so.
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     format: FormatArg,
+    /// Scan only the bytes of one file from START to END (`START-` to its end), as an input
+    /// split gives them: whole blocks of the whole file's run, so that the counts of ranges
+    /// that tile the file sum to its counts (`undouble merge` sums them). Plain text only.
+    #[arg(long, value_name = "START-END", value_parser = super::values::parse_range)]
+    range: Option<std::ops::Range<u64>>,
     #[command(flatten)]
     detection: Detection,
 }
@@ -44,10 +51,16 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
     let started = args
         .selection
         .start(&args.detection, args.format.into(), &mut outcome);
-    let (settings, prepared) = match started {
+    let (mut settings, prepared) = match started {
         Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
     };
+    if args.range.is_some()
+        && let Err(error) = super::values::one_range_input(prepared.found.len())
+    {
+        return Outcome::failed(&error);
+    }
+    settings.range = args.range.clone();
     let inspector = match Inspector::builder().settings(settings).build() {
         Ok(inspector) => inspector,
         Err(error) => return Outcome::failed(&error),
@@ -90,6 +103,13 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                             counts: CountsRecord::new(readings, &counts, args.top),
                             encoding: SurveyRecord { survey, fix },
                             dump: tables.as_ref().map(|tables| tables.record(readings)),
+                            range: args.range.as_ref().map(|range| RangeRecord {
+                                start: range.start,
+                                end: range.end,
+                                file_bytes: std::fs::metadata(found.input.display_path())
+                                    .ok()
+                                    .map(|meta| meta.len()),
+                            }),
                         })))
                     } else {
                         let mut text = report::counts_text(readings, &name, &counts, args.top);

@@ -1,5 +1,8 @@
 //! `undouble undo`: restores the files an audit log says `fix` rewrote, under the roots the user
-//! names (the current directory by default), or with `--dry-run` lists what it would write. One
+//! names (the current directory by default), or with `--dry-run` lists what it would write.
+//! Several logs (of fixes run per file or per machine) are each checked on their own chain and
+//! undone one after the other, the last given first, so that a file two runs rewrote comes
+//! back through the later run's original to the earlier one's. One
 //! line per file: what was restored (or would be) and what was never replaced on standard
 //! output, what was refused (and why) on standard error, then why the log does not show the
 //! whole run, if it does not. Exit 0 when every file was restored, 2 otherwise.
@@ -9,7 +12,16 @@ use std::path::{Path, PathBuf};
 use super::Outcome;
 use crate::audit::{self, Restored, Roots};
 
-pub(crate) fn run(log: &Path, roots: &[PathBuf], dry_run: bool) -> Outcome {
+pub(crate) fn run(logs: &[PathBuf], roots: &[PathBuf], dry_run: bool) -> Outcome {
+    let mut outcome = Outcome::default();
+    for log in logs.iter().rev() {
+        let one = run_one(log, roots, dry_run);
+        outcome.errors |= one.errors;
+    }
+    outcome
+}
+
+fn run_one(log: &Path, roots: &[PathBuf], dry_run: bool) -> Outcome {
     let mut outcome = Outcome::default();
     let result = Roots::new(roots).and_then(|roots| match dry_run {
         true => audit::check_undo(log, &roots),

@@ -81,3 +81,36 @@ pub(crate) enum ColorArg {
     /// Never.
     Never,
 }
+
+/// `--range START-END`: the bytes of one file from START to END (END left out: to its end).
+pub(crate) fn parse_range(text: &str) -> Result<std::ops::Range<u64>, String> {
+    let number = |part: &str| {
+        part.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("'{part}' is not a byte offset (START-END, as 0-1048576)"))
+    };
+    let Some((start, end)) = text.split_once('-') else {
+        return Err(format!(
+            "'{text}' is not START-END (as 0-1048576, or 1048576- to the end)"
+        ));
+    };
+    let start = number(start)?;
+    let end = match end.trim().is_empty() {
+        true => u64::MAX,
+        false => number(end)?,
+    };
+    match start <= end {
+        true => Ok(start..end),
+        false => Err(format!("the range {text} ends before it starts")),
+    }
+}
+
+/// The one input a `--range` reads, or why it cannot.
+pub(crate) fn one_range_input(found: usize) -> Result<(), crate::Error> {
+    match found {
+        1 => Ok(()),
+        n => Err(crate::Error::Usage(format!(
+            "--range reads one file, and {n} inputs were given or found"
+        ))),
+    }
+}

@@ -15,6 +15,8 @@ mod identity;
 mod input;
 mod map_guard;
 pub(crate) mod replace;
+#[cfg(test)]
+mod tiling;
 pub(crate) mod transcode;
 pub(crate) mod walk;
 
@@ -88,6 +90,28 @@ pub struct EngineOptions {
     pub mmap: bool,
     /// Advanced by the number of bytes done, as blocks are finished.
     pub progress: Option<Arc<dyn Progress>>,
+    /// Only the blocks that start in this range of offsets (`None`: all of them). The blocks
+    /// are the whole input's, cut as a run over all of it cuts them, so that any tiling of an
+    /// input by ranges processes each block exactly once, with the context it has in the
+    /// whole run (its lines, the text scope of its buffer).
+    pub range: Option<Range<u64>>,
+    /// The size blocks are cut to: [`blocks::BLOCK_SIZE`] but in tests, which need many
+    /// blocks in small inputs.
+    pub(crate) block_size: usize,
+}
+
+impl EngineOptions {
+    /// Whether the block that starts at `start` is one this run processes.
+    fn takes(&self, start: u64) -> bool {
+        self.range
+            .as_ref()
+            .is_none_or(|range| range.contains(&start))
+    }
+
+    /// Whether no block that starts at `start` or later is one this run processes.
+    fn done_at(&self, start: u64) -> bool {
+        self.range.as_ref().is_some_and(|range| start >= range.end)
+    }
 }
 
 impl std::fmt::Debug for EngineOptions {
@@ -95,6 +119,8 @@ impl std::fmt::Debug for EngineOptions {
         f.debug_struct("EngineOptions")
             .field("mmap", &self.mmap)
             .field("progress", &self.progress.is_some())
+            .field("range", &self.range)
+            .field("block_size", &self.block_size)
             .finish()
     }
 }
@@ -104,6 +130,8 @@ impl Default for EngineOptions {
         EngineOptions {
             mmap: true,
             progress: None,
+            range: None,
+            block_size: blocks::BLOCK_SIZE,
         }
     }
 }
@@ -147,8 +175,11 @@ fn for_each_block<T: Send>(
     };
     match input.open(options.mmap)? {
         Source::Map { map, file } => {
+            let taken = block_ranges(&map, readings, options.block_size)
+                .take_while(|range| !options.done_at(range.start as u64))
+                .filter(|range| options.takes(range.start as u64));
             in_order_in_parallel(
-                block_ranges(&map, readings),
+                taken,
                 BLOCKS_AHEAD_PER_THREAD,
                 |range: Range<usize>| match process(&map[range.clone()], range.start as u64) {
                     Ok(result) => Ok((range, result)),
@@ -184,8 +215,11 @@ fn for_each_block<T: Send>(
         }
         Source::File { file, len } => {
             let mut read = 0u64;
-            read_blocks(file, readings, &path, |block, base| {
+            read_blocks(file, readings, options.block_size, &path, |block, base| {
                 read += block.len() as u64;
+                if !options.takes(base) {
+                    return Ok(());
+                }
                 let result = process(block, base)?;
                 consume(block, base, result)?;
                 done(block.len());
@@ -200,12 +234,21 @@ fn for_each_block<T: Send>(
                 false => Ok(()),
             }
         }
-        Source::Reader(reader) => read_blocks(reader, readings, &path, |block, base| {
-            let result = process(block, base)?;
-            consume(block, base, result)?;
-            done(block.len());
-            Ok(())
-        }),
+        Source::Reader(reader) => read_blocks(
+            reader,
+            readings,
+            options.block_size,
+            &path,
+            |block, base| {
+                if !options.takes(base) {
+                    return Ok(());
+                }
+                let result = process(block, base)?;
+                consume(block, base, result)?;
+                done(block.len());
+                Ok(())
+            },
+        ),
     }
 }
 
@@ -304,20 +347,17 @@ pub(crate) fn for_each_block_in_order(
 fn read_blocks<R: Read>(
     reader: R,
     readings: &Readings,
+    block_size: usize,
     path: &Path,
     each: impl FnMut(&[u8], u64) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    blocks::for_each_block_read(
-        reader,
-        readings,
-        blocks::BLOCK_SIZE,
-        each,
-        |offset, source| Error::Read {
+    blocks::for_each_block_read(reader, readings, block_size, each, |offset, source| {
+        Error::Read {
             path: path.to_path_buf(),
             offset,
             source,
-        },
-    )
+        }
+    })
 }
 
 /// The blocks of a mapped file, cut as [`blocks::for_each_block_in`] cuts them, found as they
@@ -326,11 +366,12 @@ fn read_blocks<R: Read>(
 fn block_ranges<'a>(
     input: &'a [u8],
     readings: &'a Readings,
+    block_size: usize,
 ) -> impl Iterator<Item = Range<usize>> + 'a {
     let mut at = 0;
     std::iter::from_fn(move || {
         let rest = input.get(at..).filter(|rest| !rest.is_empty())?;
-        let len = blocks::next_block_len(rest, true, blocks::BLOCK_SIZE, readings);
+        let len = blocks::next_block_len(rest, true, block_size, readings);
         let range = at..at + len;
         at += len;
         Some(range)
@@ -427,6 +468,23 @@ pub(crate) fn scan_input_keeping_head(
         },
     )?;
     Ok((total, head))
+}
+
+/// The head [`scan_input_keeping_head`] keeps of a whole run, read on its own: the first
+/// `head_limit` bytes of the input's first block, for a run of a range that starts past it.
+pub(crate) fn first_block_head(
+    input: &Input,
+    readings: &Readings,
+    options: &EngineOptions,
+    head_limit: usize,
+) -> Result<Vec<u8>, Error> {
+    let window = options.block_size;
+    let mut head = input.head(window.saturating_add(1))?;
+    // One byte more than a block tells whether the first block is the whole input.
+    let complete = head.len() <= window;
+    let len = blocks::next_block_len(&head, complete, window, readings);
+    head.truncate(len.min(head_limit));
+    Ok(head)
 }
 
 /// Repairs one input into `out` (named `out_path` in errors), and counts what it repaired.

@@ -165,6 +165,16 @@ impl Counts {
         self.sequences.top(limit)
     }
 
+    /// How many distinct sequences were repaired (the length of an unbounded top list).
+    pub fn distinct_sequences(&self) -> usize {
+        self.sequences.len()
+    }
+
+    /// How many distinct look-alikes were left alone.
+    pub fn distinct_left_alone(&self) -> usize {
+        self.left_alone_sequences.len()
+    }
+
     /// Look-alikes left alone, most frequent first.
     pub fn top_left_alone(&self, limit: usize) -> Vec<(&[u8], &SequenceCount)> {
         self.left_alone_sequences.top(limit)

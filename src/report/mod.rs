@@ -1,5 +1,6 @@
 //! What a person or a program reads: a text summary per input, or JSON Lines; and, read back
-//! from those records ([`records`]), one HTML page ([`html`]).
+//! from those records ([`records`]), one HTML page ([`html`]) or the records one scan of all
+//! the inputs would have printed ([`merge`]).
 //!
 //! Every JSON record is one of the types here, serialized with its keys in alphabetical order
 //! (as `serde_json` writes a map), and documented field by field in `docs/json.md`; each
@@ -9,6 +10,7 @@
 pub mod explain;
 pub mod html;
 pub mod learn;
+pub mod merge;
 pub mod records;
 
 use std::collections::BTreeMap;
@@ -76,6 +78,13 @@ pub struct CountsRecord {
     pub not_utf8_kept: u64,
     pub left_alone: u64,
     pub top_left_alone: Vec<SequenceRecord>,
+    /// How many distinct sequences `top_sequences` and `top_left_alone` are the most frequent
+    /// of, so that a reader knows whether a list is whole ([`merge`] needs whole lists to
+    /// rank exactly); absent, and so 0, from records written before they were counted.
+    #[serde(default)]
+    pub distinct_sequences: u64,
+    #[serde(default)]
+    pub distinct_left_alone: u64,
 }
 
 impl CountsRecord {
@@ -98,6 +107,8 @@ impl CountsRecord {
             not_utf8_kept: counts.not_utf8_kept,
             left_alone: counts.left_alone,
             top_left_alone: sequences(counts.top_left_alone(top)),
+            distinct_sequences: counts.distinct_sequences() as u64,
+            distinct_left_alone: counts.distinct_left_alone() as u64,
         }
     }
 }
@@ -125,6 +136,19 @@ pub struct ScannedFile {
     /// A SQL dump's tables and columns ([`crate::dump::DumpReport::record`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dump: Option<DumpRecord>,
+    /// For `scan --range`: the range asked for; absent for a whole input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<RangeRecord>,
+}
+
+/// The bytes a `scan --range` was asked for, and the file's size: the counts are those of the
+/// whole file's blocks that start in the range.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RangeRecord {
+    pub start: u64,
+    pub end: u64,
+    /// The size of the file, or `null` when it could not be known.
+    pub file_bytes: Option<u64>,
 }
 
 /// The totals of a scan.

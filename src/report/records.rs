@@ -282,7 +282,30 @@ struct AuditFile {
     by_layers: ByName,
 }
 
-fn parse<T: DeserializeOwned>(value: Value, line: usize) -> Result<T, ReadError> {
+/// The records of a JSON Lines text, blank lines left out: each with its 1-based line, its
+/// `type` (empty when it has none) and its value.
+pub(crate) fn json_lines(
+    text: &str,
+) -> impl Iterator<Item = Result<(usize, String, Value), ReadError>> + '_ {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(at, line)| {
+            let number = at + 1;
+            let value: Value = serde_json::from_str(line).map_err(|e| ReadError {
+                line: number,
+                message: format!("not JSON: {e}"),
+            })?;
+            let kind = value
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            Ok((number, kind, value))
+        })
+}
+
+pub(crate) fn parse<T: DeserializeOwned>(value: Value, line: usize) -> Result<T, ReadError> {
     serde_json::from_value(value).map_err(|e| ReadError {
         line,
         message: format!("not a record undouble writes: {e}"),
@@ -304,20 +327,8 @@ impl Merged {
         };
         // Columns of an audit log, summed per (path, table, column) as the changes come.
         let mut audit_columns: BTreeMap<(String, String, String), u64> = BTreeMap::new();
-        for (at, line) in text.lines().enumerate() {
-            let number = at + 1;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let value: Value = serde_json::from_str(line).map_err(|e| ReadError {
-                line: number,
-                message: format!("not JSON: {e}"),
-            })?;
-            let kind = value
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
+        for line in json_lines(text) {
+            let (number, kind, value) = line?;
             if source.records == 0 && kind == "header" {
                 source.kind = SourceKind::Audit;
             }
