@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use undouble::mojibake::{Readings, Scanner, Strictness, repair};
+use undouble::mojibake::{LostBytes, Readings, Scanner, Strictness, repair};
 
 struct Case {
     label: String,
@@ -145,5 +145,57 @@ fn ftfy_cases_through_the_chosen_reading() {
         gained.len() >= 19,
         "only {} gained: {gained:?}",
         gained.len()
+    );
+}
+
+/// Cases garbled with a lost byte as well (a no-break space turned into a space, a byte
+/// turned into U+FFFD or `?`): counted as the cases the chosen reading repairs exactly only
+/// when lost bytes are repaired, not when they are kept. `infer` repairs those where one
+/// character fits, `replace` also those whose lost byte cannot be known (ftfy writes U+FFFD
+/// for them too); no `unchanged` case changes under either.
+#[test]
+fn ftfy_cases_with_a_lost_byte() {
+    let cases = cases();
+    let auto = |lost| Scanner::choosing_any(Strictness::default()).with_lost_bytes(lost);
+    let (keep, infer, replace) = (
+        auto(LostBytes::Keep),
+        auto(LostBytes::Infer),
+        auto(LostBytes::Replace),
+    );
+    let exact = |scanner: &Scanner, case: &Case| fixed(scanner, &case.original) == case.expected;
+    let encoding = || cases.iter().filter(|c| c.kind.starts_with("encoding"));
+    let inferred: Vec<&str> = encoding()
+        .filter(|c| !exact(&keep, c) && exact(&infer, c))
+        .map(|c| c.label.as_str())
+        .collect();
+    let replaced: Vec<&str> = encoding()
+        .filter(|c| !exact(&keep, c) && exact(&replace, c))
+        .map(|c| c.label.as_str())
+        .collect();
+    let lost_by_replacing: Vec<&str> = encoding()
+        .filter(|c| exact(&keep, c) && !exact(&replace, c))
+        .map(|c| c.label.as_str())
+        .collect();
+    let changed: Vec<&str> = cases
+        .iter()
+        .filter(|c| c.kind == "unchanged")
+        .filter(|c| fixed(&replace, &c.original) != c.original)
+        .map(|c| c.label.as_str())
+        .collect();
+    println!(
+        "lost-byte cases repaired with infer ({}): {inferred:?}",
+        inferred.len()
+    );
+    println!(
+        "lost-byte cases repaired with replace ({}): {replaced:?}",
+        replaced.len()
+    );
+    assert!(lost_by_replacing.is_empty(), "lost: {lost_by_replacing:?}");
+    assert!(changed.is_empty(), "unchanged cases changed: {changed:?}");
+    assert!(inferred.len() >= 8, "only {}: {inferred:?}", inferred.len());
+    assert!(
+        replaced.len() >= 18,
+        "only {}: {replaced:?}",
+        replaced.len()
     );
 }

@@ -29,7 +29,7 @@ pub use inspector::{Inspection, Inspector, InspectorBuilder, Scanned};
 use crate::dump::{Definitions, DumpOptions, Format};
 use crate::engine::{EngineOptions, Progress};
 use crate::error::Error;
-use crate::mojibake::{RawBytes, Readings, Scanner, Strictness};
+use crate::mojibake::{LostBytes, RawBytes, Readings, Scanner, Strictness};
 use crate::sql::SqlDialect;
 
 /// How text is judged and how inputs are read: what a [`FixerBuilder`] and an
@@ -70,6 +70,9 @@ pub struct Settings {
     /// What becomes of bytes that are not UTF-8 (default: read through Windows-1252, one of
     /// the default readings).
     pub raw_bytes: RawBytes,
+    /// What becomes of garbled characters that lost a byte (default: repaired where exactly
+    /// one character fits, on the evidence of their field; [`LostBytes`]).
+    pub lost_bytes: LostBytes,
     /// How inputs are read: as a SQL dump, as text, or as a dump when its header says so (the
     /// default).
     pub format: Format,
@@ -97,6 +100,7 @@ impl Default for Settings {
             choose_reading: false,
             strictness: Strictness::default(),
             raw_bytes: RawBytes::default(),
+            lost_bytes: LostBytes::default(),
             format: Format::Auto,
             schema: None,
             mmap: engine.mmap,
@@ -114,6 +118,7 @@ impl std::fmt::Debug for Settings {
             .field("choose_reading", &self.choose_reading)
             .field("strictness", &self.strictness)
             .field("raw_bytes", &self.raw_bytes)
+            .field("lost_bytes", &self.lost_bytes)
             .field("format", &self.format)
             .field("schema", &self.schema)
             .field("mmap", &self.mmap)
@@ -134,6 +139,7 @@ impl Settings {
             false => Scanner::new(self.readings.clone(), self.strictness),
         };
         scanner
+            .with_lost_bytes(self.lost_bytes)
             .with_raw_bytes(self.raw_bytes)
             .map_err(|e| Error::Usage(e.to_string()))
     }
@@ -193,6 +199,14 @@ macro_rules! settings_setters {
         /// [`Settings::raw_bytes`]: crate::api::Settings::raw_bytes
         pub fn raw_bytes(&mut self, raw_bytes: crate::mojibake::RawBytes) -> &mut Self {
             self.settings.raw_bytes = raw_bytes;
+            self
+        }
+
+        /// What becomes of garbled characters that lost a byte ([`Settings::lost_bytes`]).
+        ///
+        /// [`Settings::lost_bytes`]: crate::api::Settings::lost_bytes
+        pub fn lost_bytes(&mut self, lost_bytes: crate::mojibake::LostBytes) -> &mut Self {
+            self.settings.lost_bytes = lost_bytes;
             self
         }
 

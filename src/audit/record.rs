@@ -45,13 +45,16 @@
 //!   triple-encoded, ...); 0 for bytes that were not UTF-8, decoded as a character of
 //!   `reading` (or as the overlong or CESU-8 form of one), which `undo` restores like any
 //!   other change.
+//! - `inferred` (repairs only, present only when true): the garbled form had lost a byte (a
+//!   no-break space turned into a space, or a byte replaced by U+FFFD or `?`), so the
+//!   character was inferred from what is left, or written as U+FFFD where it cannot be known.
 //!
 //! Changes of one file come in increasing `offset` order and never overlap.
 //!
 //! # `sequence` (one per distinct garbled form and file, `summary` level only)
 //!
 //! - `path`, `path_hex`, `original`, `original_hex`, `replacement`, `replacement_hex`, `reading`,
-//!   `layers`: as in `change` (repairs only: character set rewrites have no summary).
+//!   `layers`, `inferred`: as in `change` (repairs only: character set rewrites have no summary).
 //! - `count`: how many times it was repaired in the file.
 //! - `first_offset`: byte offset of its first occurrence, before the fix.
 //!
@@ -270,6 +273,10 @@ pub struct Garbling {
     pub reading: String,
     /// Layers of double encoding removed.
     pub layers: u8,
+    /// The garbled form had lost a byte: the character was inferred, or is U+FFFD for one
+    /// that cannot be known ([`crate::mojibake::lost`]). Written only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inferred: bool,
 }
 
 /// What a change did.
@@ -484,6 +491,7 @@ mod tests {
             garbling: Some(Garbling {
                 reading: reading.into(),
                 layers: 1,
+                inferred: false,
             }),
         }
     }

@@ -24,6 +24,7 @@ use super::record::{
     Sequence, Substitution,
 };
 use crate::mojibake::counts::CountingSink;
+use crate::mojibake::lost::is_lost_form;
 use crate::mojibake::{Counts, Readings, Run, Sink};
 
 /// Writes the `change` records of one file (at the `full` level) and collects what its
@@ -93,6 +94,7 @@ impl<'r, W: Write> AuditSink<'r, W> {
                     garbling: Garbling {
                         reading: self.readings.reading_name(seq.mask).to_owned(),
                         layers: seq.layers,
+                        inferred: is_lost_form(self.readings, garbled),
                     },
                     count: seq.count,
                     first_offset: seq.first_offset,
@@ -137,6 +139,7 @@ impl<'r, W: Write> AuditSink<'r, W> {
                 let garbling = Garbling {
                     reading: self.readings.reading_name(repaired.mask).to_owned(),
                     layers: repaired.layers,
+                    inferred: run.is_lost_byte(),
                 };
                 let substitution =
                     Substitution::repair(&block[repaired.span.clone()], repaired.original);

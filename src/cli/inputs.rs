@@ -92,6 +92,7 @@ impl Selection {
                 Some(page) => RawBytes::Through(page),
                 None => RawBytes::Keep,
             },
+            lost_bytes: scanner.lost_bytes(),
             format,
             schema: definitions.map(Arc::new),
             mmap: prepared.engine.mmap,

@@ -27,7 +27,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::Error;
 use crate::mojibake::{RawBytes, Readings, Scanner, codepage};
-use values::{ColorArg, StrictnessArg};
+use values::{ColorArg, LostBytesArg, StrictnessArg};
 
 /// The examples and exit codes at the end of `--help`, one constant per command: the man page
 /// shows the same text, since both are made from this one definition.
@@ -244,6 +244,12 @@ pub(crate) struct Detection {
     /// cp1252 when it is a reading, else the first), or `keep` to leave them as they are.
     #[arg(long, value_name = "READING|keep")]
     raw_bytes: Option<String>,
+    /// What garbled characters that lost a byte become, where the rest of their field is
+    /// certainly garbled: `infer` repairs those only one character fits (`Ã ` for `à`, its
+    /// no-break space turned into a space), `replace` also writes U+FFFD for those whose byte
+    /// is unknowable (`Ñ�`), `keep` repairs none. All are counted as partly lost.
+    #[arg(long, value_enum, default_value_t = LostBytesArg::Infer)]
+    lost_bytes: LostBytesArg,
 }
 
 impl Detection {
@@ -273,6 +279,7 @@ impl Detection {
             })?),
         };
         scanner
+            .with_lost_bytes(self.lost_bytes.into())
             .with_raw_bytes(raw)
             .map_err(|e| Error::Usage(format!("--raw-bytes: {e} (--readings)")))
     }

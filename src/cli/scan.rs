@@ -174,13 +174,16 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
     }
     prepared.finish();
     let line = if args.json {
-        report::json_line(&ScanRecord::Total(ScanTotal {
-            counts: CountsRecord::new(readings, &total, args.top),
+        // Offsets are of one input: a total has none.
+        let mut counts = CountsRecord::new(readings, &total, args.top);
+        counts.lost_byte_offsets.clear();
+        report::json_line(&ScanRecord::Total(Box::new(ScanTotal {
+            counts,
             files,
             skipped,
             errors: outcome.error_count,
             first_invalid_path,
-        }))
+        })))
     } else if files + skipped > 1 {
         let name = format!(
             "total ({}, {skipped} skipped)",

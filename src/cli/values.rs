@@ -4,7 +4,7 @@
 
 use crate::audit::AuditLevel;
 use crate::dump::{Charset, Format};
-use crate::mojibake::Strictness;
+use crate::mojibake::{LostBytes, Strictness};
 
 /// Declares a command-line value enum and its conversion into the library type of the same
 /// variants; the variants' doc comments are their help.
@@ -39,6 +39,18 @@ value_enum! {
         Balanced,
         /// Certain runs only.
         Strict,
+    }
+}
+
+value_enum! {
+    /// What garbled characters that lost a byte become ([`LostBytes`]).
+    LostBytesArg => LostBytes {
+        /// Repaired where exactly one character fits; those whose byte cannot be known kept.
+        Infer,
+        /// As infer, and each whose byte cannot be known replaced by one U+FFFD.
+        Replace,
+        /// Kept as they are (still counted as partly lost).
+        Keep,
     }
 }
 

@@ -33,7 +33,7 @@ fn summary(counts: &Counts) -> String {
         .collect();
     format!(
         "bytes {} non-ascii {} double {} garbled {} left {} not-utf8 {} kept {} invalid {:?} \
-         layers {:?} {sequences:?}",
+         layers {:?} lost {} {} {:?} {sequences:?}",
         counts.bytes,
         counts.non_ascii_chars,
         counts.double_encoded,
@@ -43,6 +43,9 @@ fn summary(counts: &Counts) -> String {
         counts.not_utf8_kept,
         counts.first_invalid_offset,
         counts.by_layers(),
+        counts.lost_bytes,
+        counts.lost_bytes_repaired,
+        counts.lost_byte_offsets,
     )
 }
 

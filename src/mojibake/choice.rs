@@ -79,6 +79,14 @@ fn is_ordinary_repair(input: &[u8], run: &Run<'_>) -> bool {
     if run.chars.iter().all(|c| western(c.mask)) {
         return true;
     }
+    // A character with a lost byte is judged by its field, which holds runs certainly garbled
+    // ([`super::field`]): its own shape is no pair standing alone, and U+FFFD says what it is.
+    if run.is_lost_byte() {
+        return run
+            .chars
+            .iter()
+            .all(|c| c.original == char::REPLACEMENT_CHARACTER || is_ordinary(c.original));
+    }
     if !run.chars.iter().all(|c| is_ordinary(c.original)) {
         return false;
     }
@@ -183,8 +191,8 @@ impl Sink for Explained {
 
     fn run(&mut self, _: &[u8], run: &Run<'_>) -> Result<(), Infallible> {
         // Bytes that are not UTF-8 are read through whichever page scans them: they speak for
-        // none.
-        if run.repaired && !run.is_not_utf8() {
+        // none; nor does a character inferred from a lost byte.
+        if run.repaired && !run.is_not_utf8() && !run.is_lost_byte() {
             self.0 += garbled_chars(run);
         }
         Ok(())

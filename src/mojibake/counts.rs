@@ -46,7 +46,19 @@ pub struct Counts {
     pub left_alone: u64,
     /// Those runs by garbled form, with what the pattern alone would have made of them.
     pub left_alone_sequences: SequenceTable,
+    /// Garbled characters that lost a byte on the way ([`super::lost`]), repaired or not:
+    /// "partly lost" runs.
+    pub lost_bytes: u64,
+    /// Those of them repaired, to an inferred character or U+FFFD (counted in
+    /// [`Counts::double_encoded`] too).
+    pub lost_bytes_repaired: u64,
+    /// Where the first [`LOST_OFFSETS`] of them start, in input order.
+    pub lost_byte_offsets: Vec<u64>,
 }
+
+/// How many offsets of partly lost runs [`Counts`] keeps: enough to find them in a file,
+/// few enough that a file full of them costs nothing.
+pub const LOST_OFFSETS: usize = 100;
 
 impl Default for Counts {
     fn default() -> Counts {
@@ -64,6 +76,9 @@ impl Default for Counts {
             not_utf8_kept: 0,
             left_alone: 0,
             left_alone_sequences: SequenceTable::default(),
+            lost_bytes: 0,
+            lost_bytes_repaired: 0,
+            lost_byte_offsets: Vec::new(),
         }
     }
 }
@@ -231,7 +246,23 @@ impl Counts {
         }
         self.sequences.merge(other.sequences);
         self.left_alone_sequences.merge(other.left_alone_sequences);
+        self.lost_bytes += other.lost_bytes;
+        self.lost_bytes_repaired += other.lost_bytes_repaired;
+        self.lost_byte_offsets = first_offsets(
+            std::mem::take(&mut self.lost_byte_offsets),
+            &other.lost_byte_offsets,
+        );
     }
+}
+
+/// The first [`LOST_OFFSETS`] offsets of two lists in order, without repeats: the list of
+/// both pieces of an input, or of two ranges' records.
+pub fn first_offsets(mut a: Vec<u64>, b: &[u64]) -> Vec<u64> {
+    a.extend_from_slice(b);
+    a.sort_unstable();
+    a.dedup();
+    a.truncate(LOST_OFFSETS);
+    a
 }
 
 /// Counts the bytes `>= 0xC0`: one per non-ASCII character in well-formed UTF-8.
@@ -275,6 +306,13 @@ impl Counts {
         }
         if !run.repaired {
             self.left_alone += 1;
+        }
+        if run.is_lost_byte() {
+            self.lost_bytes += 1;
+            self.lost_bytes_repaired += u64::from(run.repaired);
+            if self.lost_byte_offsets.len() < LOST_OFFSETS {
+                self.lost_byte_offsets.push(base + run.span.start as u64);
+            }
         }
         for c in run.chars {
             let garbled = &input[c.span.clone()];

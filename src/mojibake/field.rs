@@ -37,7 +37,7 @@ use std::ops::Range;
 
 use bstr::ByteSlice;
 
-use super::classes::{CharClass, Script, class_of, is_alphabetic};
+use super::classes::{CharClass, Script, class_of, is_alphabetic, script_of};
 use super::codepage::{Readings, is_lead_byte};
 use super::matcher::RepairedChar;
 use super::plausibility::{CONTEXT_WINDOW, Evidence, Verdict};
@@ -221,6 +221,11 @@ pub(crate) fn lone_letter(
     Some(key)
 }
 
+/// The bit of `script` in [`Field`]'s scripts.
+fn script_bit(script: Script) -> u32 {
+    1 << (script as u32)
+}
+
 /// The key of the lone letters of Latin Extended, whose garbled forms are Latin-1 letters and
 /// symbols as correct text writes them: a list of them needs one more letter to count.
 const LATIN_EXTENDED: u32 = 0x1000;
@@ -309,6 +314,9 @@ pub enum FieldEvidence {
     HalfRepairInDoubt(Verdict),
     /// An ambiguous inner layer not peeled, with the reason.
     InnerLayerKept(Verdict, KeptBecause),
+    /// A character inferred from a lost byte, left: its script is none of the letters the
+    /// field's certain runs repair to.
+    ScriptApart(char),
 }
 
 /// Why an ambiguous inner layer was not peeled.
@@ -376,6 +384,11 @@ impl fmt::Display for FieldEvidence {
                 "inner layer ({inner}) in doubt, and the outer layer alone would leave a letter \
                  glued to a symbol, as only garbling writes: left as found rather than half \
                  repaired"
+            ),
+            FieldEvidence::ScriptApart(c) => write!(
+                f,
+                "'{c}' (U+{:04X}) is of a script none of the field's certain runs repairs to",
+                u32::from(c)
             ),
             FieldEvidence::InnerLayerKept(inner, because) => {
                 write!(f, "inner layer ({inner}) not peeled: ")?;
@@ -465,6 +478,9 @@ pub(crate) struct Field {
     /// The runs whose ambiguous inner layer speaks for itself, with their layers.
     peeling_on_their_own: LastTwo<(Range<usize>, u8)>,
     lone: Vec<(u32, usize)>,
+    /// The scripts of the letters the field's certain runs repair to, a bit each: a character
+    /// inferred from a lost byte must be of one of them.
+    scripts: u32,
     /// How many runs wait for the field to decide them.
     pub waiting: usize,
 }
@@ -552,6 +568,15 @@ impl Field {
         // that what is kept of it stays small.
         if self.waiting == 0 && self.runs.len() >= KEPT_RUNS {
             self.read_clean(input, readings, self.clean_to);
+        }
+    }
+
+    /// Notes the scripts of the letters a certain run of the field repairs to.
+    pub fn add_scripts(&mut self, chars: &[RepairedChar]) {
+        for c in chars {
+            if let Some(script) = script_of(c.original) {
+                self.scripts |= script_bit(script);
+            }
         }
     }
 
@@ -677,6 +702,14 @@ impl Field {
                 true
             }
             Verdict::Rejected(_) => false,
+            // A letter inferred from a lost byte must be of a script the field's garbling is
+            // certainly of (not an Arabic digit in French: `OÙ `).
+            Verdict::Ambiguous(Evidence::LostNoBreakSpace(c))
+                if script_of(c).is_some_and(|s| self.scripts & script_bit(s) == 0) =>
+            {
+                evidence = Some(FieldEvidence::ScriptApart(c));
+                false
+            }
             // Controls read back through Windows-1252 need a field of Windows-1252 text read as
             // ISO-8859-1 ([`super::controls`]).
             Verdict::Ambiguous(Evidence::ControlForCharacter(_)) => {
@@ -722,8 +755,10 @@ impl Field {
             shallowest_settled,
             peeling_on_their_own,
             lone,
+            scripts,
             waiting,
         } = self;
+        *scripts = 0;
         runs.clear();
         certain.clear();
         strongly_certain.clear();

@@ -140,6 +140,11 @@ pub enum Evidence {
     LoneSurrogate,
     /// A UTF-8 character cut short, this many of its bytes left: kept.
     CutCharacter(u8),
+    /// A garbled character whose byte `A0` became a space: the one character that fits
+    /// ([`super::lost`]).
+    LostNoBreakSpace(char),
+    /// A garbled character with a byte lost to U+FFFD or `?`: unknowable ([`super::lost`]).
+    LostByte,
 }
 
 impl fmt::Display for Evidence {
@@ -221,6 +226,17 @@ impl fmt::Display for Evidence {
                 )
             }
             Evidence::NothingAgainst => write!(f, "repairs to ordinary text"),
+            Evidence::LostNoBreakSpace(c) => write!(
+                f,
+                "a space stands where a byte was lost: only byte A0, a no-break space that became \
+                 a space, completes the garbled character, as '{c}' (U+{:04X}), inferred",
+                u32::from(c)
+            ),
+            Evidence::LostByte => write!(
+                f,
+                "a byte of the garbled character was lost (U+FFFD or '?' in its place): the \
+                 character cannot be known, and one U+FFFD stands for it"
+            ),
             Evidence::ControlForCharacter(c) => write!(
                 f,
                 "a C1 control, which no writer means, standing for '{c}' (U+{:04X}), its byte in \

@@ -20,8 +20,11 @@ use super::controls::{control_at, judge_controls};
 use super::field::{
     Boundary, Deeper, Field, FieldEvidence, Signals, is_weak_certainty, lone_letter,
 };
+use super::lost::{LostKind, LostMatch, find_lost};
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char, match_at};
-use super::plausibility::{Evidence, RunView, Strictness, Verdict, judge, neighbours};
+use super::plausibility::{
+    CONTEXT_WINDOW, Evidence, RunView, Strictness, Verdict, judge, neighbours,
+};
 use super::raw::{RawKind, RawPieces, decode_piece};
 use super::text_scope::TextScope;
 
@@ -46,6 +49,15 @@ impl Run<'_> {
     /// characters remove no layer.
     pub fn is_not_utf8(&self) -> bool {
         self.chars.first().is_some_and(|c| c.layers == 0)
+    }
+
+    /// Whether the run is one garbled character that lost a byte ([`super::lost`]): its
+    /// character is inferred (or U+FFFD), not read back.
+    pub fn is_lost_byte(&self) -> bool {
+        matches!(
+            self.verdict.evidence(),
+            Evidence::LostNoBreakSpace(_) | Evidence::LostByte
+        )
     }
 
     /// Appends the repaired text to `out`.
@@ -95,9 +107,26 @@ pub struct Scanner {
     /// The reading bytes that are not UTF-8 are read through ([`super::raw`]), and its bit;
     /// `None` keeps them as they are.
     raw: Option<(&'static CodePage, ReadingMask)>,
+    /// What is done with garbled characters that lost a byte ([`super::lost`]).
+    lost: LostBytes,
     /// Scanners of other readings, one of which a buffer's evidence may choose instead of
     /// this one ([`super::choice`]).
     others: Arc<[Scanner]>,
+}
+
+/// What a [`Scanner`] does with garbled characters that lost a byte ([`super::lost`]). Under
+/// every choice they are found, counted and reported; only their field's evidence repairs one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LostBytes {
+    /// Repaired where exactly one character fits (a space for a lost no-break space's byte
+    /// `A0`); one whose byte cannot be known is left as it is.
+    #[default]
+    Infer,
+    /// As `Infer`, and one whose byte cannot be known is replaced by one U+FFFD, as ftfy
+    /// does: the garbage around the lost byte goes, the loss stays marked.
+    Replace,
+    /// Left as they are.
+    Keep,
 }
 
 /// What a [`Scanner`] does with bytes that are not UTF-8 ([`super::raw`]).
@@ -225,6 +254,33 @@ pub(crate) fn speaks_for_itself(
     }
 }
 
+/// Resolves a garbled character with a lost byte at `span` into `chars`: one character,
+/// ambiguous, for its field to decide ([`super::lost`]).
+fn resolve_lost(
+    input: &[u8],
+    span: &Range<usize>,
+    found: &LostMatch,
+    chars: &mut Vec<RepairedChar>,
+) -> Resolved {
+    chars.clear();
+    chars.push(RepairedChar {
+        span: span.clone(),
+        original: found.original,
+        mask: found.mask,
+        layers: 1,
+        garbled_chars: bstr::ByteSlice::chars(&input[span.clone()]).count() as u32,
+    });
+    let verdict = match found.kind {
+        LostKind::NoBreakSpace => Verdict::Ambiguous(Evidence::LostNoBreakSpace(found.original)),
+        LostKind::Unknowable => Verdict::Ambiguous(Evidence::LostByte),
+    };
+    Resolved {
+        verdict,
+        deeper: None,
+        signals: Signals::default(),
+    }
+}
+
 /// A run resolved on its own: its repair, the verdict, and what the field may still choose.
 struct Resolved {
     verdict: Verdict,
@@ -254,8 +310,29 @@ impl Scanner {
             strictness,
             controls,
             raw,
+            lost: LostBytes::default(),
             others: Arc::new([]),
         }
+    }
+
+    /// The scanner with garbled characters that lost a byte treated as `lost` asks, and so
+    /// the scanners of the other readings it may choose.
+    pub fn with_lost_bytes(mut self, lost: LostBytes) -> Scanner {
+        self.lost = lost;
+        if !self.others.is_empty() {
+            let others: Vec<Scanner> = self
+                .others
+                .iter()
+                .map(|other| other.clone().with_lost_bytes(lost))
+                .collect();
+            self.others = others.into();
+        }
+        self
+    }
+
+    /// What is done with garbled characters that lost a byte.
+    pub fn lost_bytes(&self) -> LostBytes {
+        self.lost
     }
 
     /// This scanner, with `others` for buffers whose evidence chooses one of them.
@@ -337,14 +414,26 @@ impl Scanner {
         // characters, the other of none.
         let mut next_encoded = self.next_run(input, from, &mut search, &mut sequences, true);
         let mut next_raw = raw_pieces.next_from(from);
+        // And a garbled character that lost a byte ([`super::lost`]), searched only near the
+        // runs of double encoding, whose field alone can vouch for it. It is made of
+        // well-formed characters none of which continues a sequence: it overlaps neither.
+        let mut last_encoded_end = None;
+        let mut next_lost = self.next_lost(input, from, last_encoded_end, next_encoded.as_ref());
         loop {
-            let (span, raw) = match (&next_encoded, &next_raw) {
-                (Some(encoded), Some(raw)) if raw.span.start < encoded.start => {
-                    (raw.span.clone(), Some(raw.kind))
+            let lost_first = next_lost.as_ref().is_some_and(|(start, _)| {
+                next_encoded.as_ref().is_none_or(|e| *start < e.start)
+                    && next_raw.as_ref().is_none_or(|r| *start < r.span.start)
+            });
+            let (span, raw, lost) = match (&next_encoded, &next_raw, &next_lost) {
+                (_, _, Some((start, found))) if lost_first => {
+                    (*start..start + found.len, None, Some(*found))
                 }
-                (Some(encoded), _) => (encoded.clone(), None),
-                (None, Some(raw)) => (raw.span.clone(), Some(raw.kind)),
-                (None, None) => break,
+                (Some(encoded), Some(raw), _) if raw.span.start < encoded.start => {
+                    (raw.span.clone(), Some(raw.kind), None)
+                }
+                (Some(encoded), _, _) => (encoded.clone(), None, None),
+                (None, Some(raw), _) => (raw.span.clone(), Some(raw.kind), None),
+                (None, None, _) => break,
             };
             from = span.end;
             match field.boundary(input, span.start) {
@@ -367,13 +456,17 @@ impl Scanner {
                 Boundary::Within => {}
             }
             let context = neighbours(input, span.start, span.end);
-            let resolved = match (raw, sequences.is_empty(), self.controls) {
-                (Some(kind), _, _) => self.resolve_raw(input, &span, kind, context, &mut chars),
-                (None, true, Some(mask)) => {
+            let resolved = match (lost, raw, sequences.is_empty(), self.controls) {
+                (Some(found), ..) => resolve_lost(input, &span, &found, &mut chars),
+                (_, Some(kind), _, _) => self.resolve_raw(input, &span, kind, context, &mut chars),
+                (_, None, true, Some(mask)) => {
                     self.resolve_controls(input, &span, mask, context, &mut chars)
                 }
                 _ => self.resolve_run(input, &sequences, context, &mut chars),
             };
+            if resolved.signals.certain {
+                field.add_scripts(&chars);
+            }
             let verdict = resolved.verdict;
             let lone = resolved.signals.lone;
             // `None`: the field decides.
@@ -383,6 +476,11 @@ impl Scanner {
                 // Bytes that are not UTF-8 are no look-alike of correct text: their own shape
                 // decides, under every strictness.
                 _ if raw.is_some() => Some(matches!(verdict, Verdict::Certain(_))),
+                // A character with a lost byte is repaired only on its field's evidence, under
+                // every strictness that repairs what is ambiguous.
+                (Strictness::Strict, _) if lost.is_some() => Some(false),
+                _ if lost.is_some_and(|found| !self.may_repair_lost(found.kind)) => Some(false),
+                _ if lost.is_some() => None,
                 (Strictness::Pattern, _) => Some(true),
                 (Strictness::Balanced, _) if resolved.deeper.is_some() => None,
                 (Strictness::Balanced, Verdict::Certain(own)) if is_weak_certainty(own) => {
@@ -443,11 +541,16 @@ impl Scanner {
                     field: lent,
                 }),
             }
-            match raw {
-                Some(_) => next_raw = raw_pieces.next_from(from),
-                None => {
+            match (lost, raw) {
+                (Some(_), _) => {}
+                (None, Some(_)) => next_raw = raw_pieces.next_from(from),
+                (None, None) => {
+                    last_encoded_end = Some(from);
                     next_encoded = self.next_run(input, from, &mut search, &mut sequences, true)
                 }
+            }
+            if raw.is_none() {
+                next_lost = self.next_lost(input, from, last_encoded_end, next_encoded.as_ref());
             }
         }
         self.settle(&mut field, &mut held, &mut held_chars, input, None, sink)?;
@@ -538,6 +641,46 @@ impl Scanner {
             }
             return Some(start..end);
         }
+    }
+
+    /// Whether a garbled character that lost a byte in this way may be repaired at all.
+    fn may_repair_lost(&self, kind: LostKind) -> bool {
+        !matches!(
+            (self.lost, kind),
+            (LostBytes::Keep, _) | (LostBytes::Infer, LostKind::Unknowable)
+        )
+    }
+
+    /// The next garbled character with a lost byte at or after `from` and before the next run
+    /// of double encoding, within [`CONTEXT_WINDOW`] of the run before (which ended at
+    /// `last_end`) or of that next run: nowhere else could its field vouch for it. None under
+    /// the pattern strictness, which is the byte pattern alone.
+    fn next_lost(
+        &self,
+        input: &[u8],
+        from: usize,
+        last_end: Option<usize>,
+        next: Option<&Range<usize>>,
+    ) -> Option<(usize, LostMatch)> {
+        if self.strictness == Strictness::Pattern {
+            return None;
+        }
+        let gap_end = next.map_or(input.len(), |next| next.start);
+        let after_last = last_end.map(|end| from.max(end)..gap_end.min(end + CONTEXT_WINDOW));
+        let before_next = next.map(|next| {
+            let start = from.max(next.start.saturating_sub(CONTEXT_WINDOW));
+            // What the window after the last run searched already.
+            let start = after_last
+                .as_ref()
+                .map_or(start, |a| start.max(a.end.min(gap_end)));
+            start..gap_end
+        });
+        [after_last, before_next]
+            .into_iter()
+            .flatten()
+            .filter(|window| !window.is_empty())
+            .find_map(|window| find_lost(&self.readings, input, window))
+            .filter(|(start, found)| start + found.len <= gap_end)
     }
 
     /// Resolves a piece of bytes that are not UTF-8 at `span` into `chars` ([`super::raw`]):

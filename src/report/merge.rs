@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::records::{ReadError, json_lines, parse};
 use super::{CountsRecord, RangeRecord, ScanRecord, ScanTotal, ScannedFile, SequenceRecord};
+use crate::mojibake::counts::first_offsets;
 
 /// Inputs whose sequence lists a merge had to rank without all their sequences.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,6 +169,8 @@ impl ScanMerge {
             out.push(record.clone());
         }
         let mut counts = total.unwrap_or_else(empty_counts);
+        // Offsets are of one input: a total, as scan writes it, has none.
+        counts.lost_byte_offsets.clear();
         counts.top_sequences.truncate(self.top);
         counts.top_left_alone.truncate(self.top);
         for record in &mut out {
@@ -176,13 +179,13 @@ impl ScanMerge {
                 file.counts.top_left_alone.truncate(self.top);
             }
         }
-        out.push(ScanRecord::Total(ScanTotal {
+        out.push(ScanRecord::Total(Box::new(ScanTotal {
             counts,
             files,
             skipped,
             errors: self.errors,
             first_invalid_path,
-        }));
+        })));
         Ok(out)
     }
 }
@@ -265,6 +268,9 @@ fn empty_counts() -> CountsRecord {
         top_left_alone: Vec::new(),
         distinct_sequences: 0,
         distinct_left_alone: 0,
+        lost_bytes: 0,
+        lost_bytes_repaired: 0,
+        lost_byte_offsets: Vec::new(),
     }
 }
 
@@ -301,6 +307,9 @@ pub(crate) fn add_counts(a: CountsRecord, b: &CountsRecord) -> CountsRecord {
         top_left_alone,
         distinct_sequences,
         distinct_left_alone,
+        lost_bytes: a.lost_bytes + b.lost_bytes,
+        lost_bytes_repaired: a.lost_bytes_repaired + b.lost_bytes_repaired,
+        lost_byte_offsets: first_offsets(a.lost_byte_offsets, &b.lost_byte_offsets),
     }
 }
 

@@ -85,6 +85,15 @@ pub struct CountsRecord {
     pub distinct_sequences: u64,
     #[serde(default)]
     pub distinct_left_alone: u64,
+    /// Garbled characters that lost a byte ("partly lost"), those of them repaired (to an
+    /// inferred character or U+FFFD, and counted in `double_encoded`), and the offsets of the
+    /// first of them; absent from records written before they were counted.
+    #[serde(default)]
+    pub lost_bytes: u64,
+    #[serde(default)]
+    pub lost_bytes_repaired: u64,
+    #[serde(default)]
+    pub lost_byte_offsets: Vec<u64>,
 }
 
 impl CountsRecord {
@@ -109,6 +118,9 @@ impl CountsRecord {
             top_left_alone: sequences(counts.top_left_alone(top)),
             distinct_sequences: counts.distinct_sequences() as u64,
             distinct_left_alone: counts.distinct_left_alone() as u64,
+            lost_bytes: counts.lost_bytes,
+            lost_bytes_repaired: counts.lost_bytes_repaired,
+            lost_byte_offsets: counts.lost_byte_offsets.clone(),
         }
     }
 }
@@ -119,7 +131,8 @@ impl CountsRecord {
 pub enum ScanRecord {
     /// Boxed: a survey and a dump's tables make it much larger than the other records.
     File(Box<ScannedFile>),
-    Total(ScanTotal),
+    /// Boxed: its counts are several times larger than a skipped input's or an error's.
+    Total(Box<ScanTotal>),
     Skipped(Skipped),
     Error(Failed),
 }
@@ -269,6 +282,17 @@ pub fn counts_text(readings: &Readings, name: &str, counts: &Counts, top: usize)
         out += &format!(
             ", {} of bytes not UTF-8 kept",
             count(counts.not_utf8_kept, "piece")
+        );
+    }
+    if counts.lost_bytes > 0 {
+        let first = counts
+            .lost_byte_offsets
+            .first()
+            .map_or(String::new(), |at| format!(", the first at offset {at}"));
+        out += &format!(
+            ", {} partly lost ({} repaired{first})",
+            count(counts.lost_bytes, "character"),
+            thousands(counts.lost_bytes_repaired)
         );
     }
     out += &format!(
