@@ -26,6 +26,8 @@
 
 use std::ops::Range;
 
+use bstr::ByteSlice;
+
 use super::classes::{CharClass, class_of};
 use super::codepage::{ReadingMask, Readings, is_lead_byte};
 use super::matcher::decode_last_char;
@@ -165,9 +167,11 @@ fn stands_apart(input: &[u8], start: usize, found: &LostMatch) -> bool {
         || !decode_last_char(&input[..start]).is_some_and(char::is_uppercase)
 }
 
-/// The first lost match that starts in `range` of `input`, and where. The slots are searched
-/// first (a space, a `?`, U+FFFD's first byte), then the characters just before each, since a
-/// garbled character is at most four characters long.
+/// The first lost match that starts in `range` of `input`, and where. A lost byte's slot
+/// always follows a character that stands for a byte `80..FF`, never ASCII: so only the
+/// stretches of non-ASCII bytes are looked at (ASCII is skipped at the speed of a vector
+/// search), and in each the slots it holds (U+FFFD) or ends at (a space, a `?`), each tried
+/// with the characters just before it, since a garbled character is at most four long.
 pub fn find_lost(
     readings: &Readings,
     input: &[u8],
@@ -176,25 +180,52 @@ pub fn find_lost(
     let end = range.end.min(input.len());
     let mut at = range.start;
     while at < end {
-        let k = memchr::memchr3(b' ', b'?', 0xEF, &input[at..end])?;
-        let slot = at + k;
-        at = slot + 1;
-        // The character before a slot is the garbled form of a byte `80..FF`, never ASCII.
-        if slot == 0 || input[slot - 1] < 0x80 {
-            continue;
-        }
-        let mut start = slot;
-        for _ in 0..3 {
-            let Some(c) = decode_last_char(&input[range.start..start]) else {
-                break;
-            };
-            start -= c.len_utf8();
-            if let Some(found) = lost_match_at(readings, input, start)
-                && start + found.slot == slot
-                && stands_apart(input, start, &found)
-            {
-                return Some((start, found));
+        // Most stretches searched are the few bytes between two runs: a byte loop beats the
+        // set-up of a vector search there.
+        let rest = &input[at..end];
+        let first = match rest.len() <= SHORT_STRETCH {
+            true => rest.iter().position(|&b| b >= 0x80),
+            false => rest.find_non_ascii_byte(),
+        };
+        let stretch_start = at + first?;
+        let stretch_end = input[stretch_start..end]
+            .iter()
+            .position(u8::is_ascii)
+            .map_or(end, |k| stretch_start + k);
+        let stretch = &input[stretch_start..stretch_end];
+        let replacements = stretch
+            .windows(REPLACEMENT.len())
+            .enumerate()
+            .filter(|&(k, w)| k > 0 && w == REPLACEMENT)
+            .map(|(k, _)| stretch_start + k);
+        let after =
+            (stretch_end < end && matches!(input[stretch_end], b' ' | b'?')).then_some(stretch_end);
+        for slot in replacements.chain(after) {
+            if let Some(found) = lost_before(readings, input, stretch_start, slot) {
+                return Some(found);
             }
+        }
+        at = stretch_end + 1;
+    }
+    None
+}
+
+/// The lost match whose slot is at `slot`, its lead no earlier than `start`.
+fn lost_before(
+    readings: &Readings,
+    input: &[u8],
+    start: usize,
+    slot: usize,
+) -> Option<(usize, LostMatch)> {
+    let mut lead = slot;
+    for _ in 0..3 {
+        let c = decode_last_char(&input[start..lead])?;
+        lead -= c.len_utf8();
+        if let Some(found) = lost_match_at(readings, input, lead)
+            && lead + found.slot == slot
+            && stands_apart(input, lead, &found)
+        {
+            return Some((lead, found));
         }
     }
     None
@@ -207,7 +238,7 @@ pub fn find_lost(
 pub fn is_lost_form(readings: &Readings, garbled: &[u8]) -> bool {
     if garbled.contains(&b' ')
         || garbled.contains(&b'?')
-        || garbled.windows(3).any(|w| w == REPLACEMENT)
+        || garbled.windows(REPLACEMENT.len()).any(|w| w == REPLACEMENT)
     {
         return true;
     }
@@ -217,8 +248,11 @@ pub fn is_lost_form(readings: &Readings, garbled: &[u8]) -> bool {
     }
 }
 
+/// How long a stretch [`find_lost`] searches byte by byte.
+const SHORT_STRETCH: usize = 32;
+
 /// U+FFFD in UTF-8.
-const REPLACEMENT: &[u8] = b"\xEF\xBF\xBD";
+const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
 
 #[cfg(test)]
 mod tests {

@@ -168,7 +168,7 @@ struct Pending {
     chosen: Option<Vec<RepairedChar>>,
     verdict: Verdict,
     /// The run with an ambiguous inner layer peeled too, for the field to choose.
-    deeper: Option<Deeper>,
+    deeper: Option<Box<Deeper>>,
     lone: Option<u32>,
     /// `None` while the field has to decide.
     decision: Option<bool>,
@@ -254,6 +254,28 @@ pub(crate) fn speaks_for_itself(
     }
 }
 
+/// Where the scan loop stands for its search of characters that lost a byte.
+#[derive(Default)]
+struct LostAnchors {
+    /// The end of the last certain run.
+    certain_end: Option<usize>,
+    /// The end of the last run that may vouch for a lost byte touching it, or of the last one
+    /// that lost a byte.
+    touching_end: Option<usize>,
+}
+
+/// The longest garbled form of a character with a lost byte: four characters of up to three
+/// bytes.
+const LONGEST_LOST: usize = 12;
+
+/// The next double-encoded run and its resolution, when both are there.
+fn next_pair<'a>(
+    span: &'a Option<Range<usize>>,
+    resolved: &'a Option<Resolved>,
+) -> Option<(&'a Range<usize>, &'a Resolved)> {
+    span.as_ref().zip(resolved.as_ref())
+}
+
 /// Resolves a garbled character with a lost byte at `span` into `chars`: one character,
 /// ambiguous, for its field to decide ([`super::lost`]).
 fn resolve_lost(
@@ -284,8 +306,19 @@ fn resolve_lost(
 /// A run resolved on its own: its repair, the verdict, and what the field may still choose.
 struct Resolved {
     verdict: Verdict,
-    deeper: Option<Deeper>,
+    /// Boxed: few runs have one, and a resolution is moved about for every run.
+    deeper: Option<Box<Deeper>>,
     signals: Signals,
+}
+
+impl Resolved {
+    /// Whether the run may stand in a field that vouches for a character that lost a byte
+    /// beside it: it is certain, or ambiguous and so one the field may find garbled (runs
+    /// between a lost byte and a certain run often are: `Ð Ñƒ…ÐºÐ¸Ð¹`). The look-alikes the
+    /// rule rejects, which correct text is full of, anchor no search.
+    fn may_vouch(&self) -> bool {
+        self.signals.certain || matches!(self.verdict, Verdict::Ambiguous(_))
+    }
 }
 
 impl Scanner {
@@ -414,11 +447,22 @@ impl Scanner {
         // characters, the other of none.
         let mut next_encoded = self.next_run(input, from, &mut search, &mut sequences, true);
         let mut next_raw = raw_pieces.next_from(from);
-        // And a garbled character that lost a byte ([`super::lost`]), searched only near the
-        // runs of double encoding, whose field alone can vouch for it. It is made of
-        // well-formed characters none of which continues a sequence: it overlaps neither.
-        let mut last_encoded_end = None;
-        let mut next_lost = self.next_lost(input, from, last_encoded_end, next_encoded.as_ref());
+        // The next double-encoded run is resolved ahead (its characters in `next_chars`): its
+        // verdict says whether the text before it is searched for the third kind, a garbled
+        // character that lost a byte ([`super::lost`]). Those are searched only near runs
+        // that may vouch for them, so that text full of look-alikes costs nothing more. Made of well-formed characters none of which continues a
+        // sequence, they overlap neither of the others.
+        let mut next_chars = Vec::new();
+        let mut next_resolved = next_encoded
+            .as_ref()
+            .map(|span| self.resolve_encoded(input, span, &sequences, &mut next_chars));
+        let mut anchors = LostAnchors::default();
+        let mut next_lost = self.next_lost(
+            input,
+            from,
+            &anchors,
+            next_pair(&next_encoded, &next_resolved),
+        );
         loop {
             let lost_first = next_lost.as_ref().is_some_and(|(start, _)| {
                 next_encoded.as_ref().is_none_or(|e| *start < e.start)
@@ -455,14 +499,24 @@ impl Scanner {
                 }
                 Boundary::Within => {}
             }
-            let context = neighbours(input, span.start, span.end);
-            let resolved = match (lost, raw, sequences.is_empty(), self.controls) {
-                (Some(found), ..) => resolve_lost(input, &span, &found, &mut chars),
-                (_, Some(kind), _, _) => self.resolve_raw(input, &span, kind, context, &mut chars),
-                (_, None, true, Some(mask)) => {
-                    self.resolve_controls(input, &span, mask, context, &mut chars)
+            let resolved = match (lost, raw) {
+                (Some(found), _) => resolve_lost(input, &span, &found, &mut chars),
+                (None, Some(kind)) => {
+                    let context = neighbours(input, span.start, span.end);
+                    self.resolve_raw(input, &span, kind, context, &mut chars)
                 }
-                _ => self.resolve_run(input, &sequences, context, &mut chars),
+                (None, None) => match next_resolved.take() {
+                    Some(resolved) => {
+                        std::mem::swap(&mut chars, &mut next_chars);
+                        resolved
+                    }
+                    None => self.resolve_encoded(input, &span, &sequences, &mut chars),
+                },
+            };
+            let (certain_run, vouching_run) = match (lost, raw) {
+                (None, None) => (resolved.signals.certain, resolved.may_vouch()),
+                (Some(_), _) => (false, true),
+                (None, Some(_)) => (false, false),
             };
             if resolved.signals.certain {
                 field.add_scripts(&chars);
@@ -541,16 +595,25 @@ impl Scanner {
                     field: lent,
                 }),
             }
+            if certain_run {
+                anchors.certain_end = Some(from);
+            }
+            if vouching_run {
+                anchors.touching_end = Some(from);
+            }
             match (lost, raw) {
                 (Some(_), _) => {}
                 (None, Some(_)) => next_raw = raw_pieces.next_from(from),
                 (None, None) => {
-                    last_encoded_end = Some(from);
-                    next_encoded = self.next_run(input, from, &mut search, &mut sequences, true)
+                    next_encoded = self.next_run(input, from, &mut search, &mut sequences, true);
+                    next_resolved = next_encoded
+                        .as_ref()
+                        .map(|span| self.resolve_encoded(input, span, &sequences, &mut next_chars));
                 }
             }
             if raw.is_none() {
-                next_lost = self.next_lost(input, from, last_encoded_end, next_encoded.as_ref());
+                let next = next_pair(&next_encoded, &next_resolved);
+                next_lost = self.next_lost(input, from, &anchors, next);
             }
         }
         self.settle(&mut field, &mut held, &mut held_chars, input, None, sink)?;
@@ -577,7 +640,7 @@ impl Scanner {
                     &pending.span,
                     pending.verdict,
                     pending.lone,
-                    pending.deeper.as_ref(),
+                    pending.deeper.as_deref(),
                 );
                 if decision.take_deeper
                     && let Some(deeper) = pending.deeper.take()
@@ -651,36 +714,88 @@ impl Scanner {
         )
     }
 
+    /// Resolves the double-encoded run at `span` (its sequences in `sequences`; none for a run
+    /// of C1 controls) into `chars`.
+    fn resolve_encoded(
+        &self,
+        input: &[u8],
+        span: &Range<usize>,
+        sequences: &[(usize, DoubleEncodedMatch)],
+        chars: &mut Vec<RepairedChar>,
+    ) -> Resolved {
+        let context = neighbours(input, span.start, span.end);
+        match (sequences.is_empty(), self.controls) {
+            (true, Some(mask)) => self.resolve_controls(input, span, mask, context, chars),
+            _ => self.resolve_run(input, sequences, context, chars),
+        }
+    }
+
     /// The next garbled character with a lost byte at or after `from` and before the next run
-    /// of double encoding, within [`CONTEXT_WINDOW`] of the run before (which ended at
-    /// `last_end`) or of that next run: nowhere else could its field vouch for it. None under
-    /// the pattern strictness, which is the byte pattern alone.
+    /// of double encoding (`next`, with its resolution): only where a field could vouch for
+    /// it, within [`CONTEXT_WINDOW`] of a certain run (the last one, or the next), or touching
+    /// a run that may vouch ([`Resolved::may_vouch`]) or another lost one (`Ð Ñƒ`, `Ñ�Ñ�`).
+    /// None under the pattern strictness, which is the byte pattern alone.
     fn next_lost(
         &self,
         input: &[u8],
         from: usize,
-        last_end: Option<usize>,
-        next: Option<&Range<usize>>,
+        anchors: &LostAnchors,
+        next: Option<(&Range<usize>, &Resolved)>,
     ) -> Option<(usize, LostMatch)> {
         if self.strictness == Strictness::Pattern {
             return None;
         }
-        let gap_end = next.map_or(input.len(), |next| next.start);
-        let after_last = last_end.map(|end| from.max(end)..gap_end.min(end + CONTEXT_WINDOW));
-        let before_next = next.map(|next| {
-            let start = from.max(next.start.saturating_sub(CONTEXT_WINDOW));
-            // What the window after the last run searched already.
-            let start = after_last
-                .as_ref()
-                .map_or(start, |a| start.max(a.end.min(gap_end)));
-            start..gap_end
-        });
-        [after_last, before_next]
-            .into_iter()
-            .flatten()
-            .filter(|window| !window.is_empty())
-            .find_map(|window| find_lost(&self.readings, input, window))
-            .filter(|(start, found)| start + found.len <= gap_end)
+        let gap_end = next.map_or(input.len(), |(span, _)| span.start);
+        if from >= gap_end {
+            return None;
+        }
+        // The stretch of the gap near a certain run: from `from` as far as the last one
+        // reaches, and back from the next one if it is certain. One window where they meet.
+        let after = anchors
+            .certain_end
+            .map(|end| from..gap_end.min(end + CONTEXT_WINDOW).max(from));
+        let before = next
+            .filter(|(_, resolved)| resolved.signals.certain)
+            .map(|(span, _)| from.max(span.start.saturating_sub(CONTEXT_WINDOW))..gap_end);
+        let (near, far) = match (after, before) {
+            (Some(a), Some(b)) if b.start <= a.end => (Some(a.start..b.end), None),
+            (a, b) => (a, b),
+        };
+        // Touching a run that may vouch for it: at `from`, right after one, or ending where
+        // the next one starts.
+        // Each only where its first or last byte can be what it is (a lead's character is not
+        // ASCII; the slot before the next run is a space, a `?` or U+FFFD's last byte): most
+        // runs are touched by neither.
+        let at_from = anchors
+            .touching_end
+            .filter(|&end| end == from && input[from] >= 0x80)
+            .map(|_| from..gap_end.min(from + LONGEST_LOST));
+        let touching_next = next
+            .filter(|(_, resolved)| resolved.may_vouch())
+            .filter(|_| matches!(input[gap_end - 1], b' ' | b'?' | 0xBD))
+            .map(|(span, _)| from.max(span.start.saturating_sub(LONGEST_LOST))..gap_end);
+        let search = |window: Option<Range<usize>>| {
+            window
+                .filter(|window| !window.is_empty())
+                .and_then(|window| find_lost(&self.readings, input, window))
+                .filter(|(start, found)| start + found.len <= gap_end)
+        };
+        let covered = |window: &Option<Range<usize>>| {
+            window.as_ref().is_some_and(|w| {
+                [&near, &far]
+                    .into_iter()
+                    .flatten()
+                    .any(|n| n.start <= w.start && w.end <= n.end)
+            })
+        };
+        let mut found = [search(near.clone()), search(far.clone()), None, None];
+        if !covered(&at_from) {
+            found[2] = search(at_from).filter(|(start, _)| *start == from);
+        }
+        if !covered(&touching_next) {
+            found[3] = search(touching_next).filter(|(start, found)| start + found.len == gap_end);
+        }
+        found.into_iter().flatten().min_by_key(|(start, _)| *start)
     }
 
     /// Resolves a piece of bytes that are not UTF-8 at `span` into `chars` ([`super::raw`]):
@@ -782,13 +897,13 @@ impl Scanner {
         let deeper = skipped.map(|skipped| {
             let mut deeper_chars = Vec::new();
             let (verdict, _) = self.resolve(text, sequences, context, &mut deeper_chars, true);
-            Deeper {
+            Box::new(Deeper {
                 chars: deeper_chars,
                 verdict,
                 inner: skipped.verdict,
                 on_its_own: skipped.on_its_own,
                 glued_to_symbol: skipped.glued_to_symbol,
-            }
+            })
         });
         let certain = matches!(verdict, Verdict::Certain(_));
         let signals = Signals {
@@ -799,7 +914,7 @@ impl Scanner {
             peels_on_its_own: deeper
                 .as_ref()
                 .filter(|deeper| certain && deeper.on_its_own)
-                .map_or(0, Deeper::layers),
+                .map_or(0, |deeper| deeper.layers()),
             // Only a run that cannot decide alone asks for the letters beside it.
             lone: match certain {
                 true => None,
