@@ -31,6 +31,8 @@
 
 use std::convert::Infallible;
 
+use bstr::ByteSlice;
+
 use super::classes::{CharClass, SYMBOLS_AFTER_NO_LETTER, Script, class_of, script_of};
 use super::codepage::{ALL, CodePage, ReadingMask, Readings, ReadingsError};
 use super::matcher::{decode_char, decode_last_char};
@@ -44,8 +46,10 @@ fn is_ordinary(ch: char) -> bool {
         // the phonetic block and Vietnamese's; for Cyrillic and Greek, their basic blocks.
         // Rarer letters are what a correct pair of letters becomes when misread (`рё` → `ң`
         // through KOI8-R, `┼┐` → `ſ`). The long s, kra and apostrophe-n are of old spelling.
+        // The ligatures `ﬁ ﬂ ﬀ` are what text extracted from PDF files is full of.
         CharClass::Letter(Script::Latin) => {
-            matches!(u32::from(ch), 0..=0x24F | 0x1EA0..=0x1EF9) && !matches!(ch, 'ſ' | 'ĸ' | 'ŉ')
+            matches!(u32::from(ch), 0..=0x24F | 0x1EA0..=0x1EF9 | 0xFB00..=0xFB06)
+                && !matches!(ch, 'ſ' | 'ĸ' | 'ŉ')
         }
         CharClass::Letter(Script::Cyrillic) => matches!(u32::from(ch), 0x400..=0x45F),
         CharClass::Letter(Script::Greek) => matches!(u32::from(ch), 0x370..=0x3FF),
@@ -100,12 +104,15 @@ fn is_ordinary_repair(input: &[u8], run: &Run<'_>) -> bool {
     let after = decode_char(&input[run.span.end..]).map(|(c, _)| c);
     // Garbled letters all of one script, touching a letter of that script: a piece of a word
     // that reads as well as it is (`Пётр`, `рё` inside a Russian word), unless it breaks the
-    // word's case.
+    // word's case, or holds `ƒ`: a letter by its class, but the florin sign in the text of
+    // every language with a Mac OS Roman (Ewe alone writes it), and that page's garbled form
+    // of lead byte `C4`, the first half of Latin Extended-A (`ievƒìlƒìt` for `ievēlēt`).
     let garbled_text = &input[run.span.clone()];
-    let mut garbled = bstr::ByteSlice::chars(garbled_text).map(script_of);
+    let mut garbled = garbled_text.chars().map(script_of);
     let first = garbled.next().flatten();
     let one_script = first.filter(|&first| garbled.all(|s| s == Some(first)));
     if let Some(script) = one_script
+        && !garbled_text.contains_str("ƒ")
         && [before, after]
             .iter()
             .any(|c| c.and_then(script_of) == Some(script))
@@ -129,7 +136,7 @@ fn breaks_case(before: Option<char>, garbled: &[u8], after: Option<char>) -> boo
     let mut previous = before;
     let mut capital_inside = false;
     let mut small = after.is_some_and(char::is_lowercase);
-    for ch in bstr::ByteSlice::chars(garbled) {
+    for ch in garbled.chars() {
         capital_inside |= ch.is_uppercase() && previous.is_some_and(char::is_alphabetic);
         small |= ch.is_lowercase();
         previous = Some(ch);
@@ -344,6 +351,16 @@ mod tests {
                 "MĂĄm dost tĹ\u{99}etĂ\u{ad}ho",
                 "Mám dost třetího",
                 "latin2",
+            ),
+            (
+                "SaeimƒÅ ievƒìlƒìtƒÅs partijas",
+                "Saeimā ievēlētās partijas",
+                "macroman",
+            ),
+            (
+                "a signiп¬Ѓcantly larger share",
+                "a signiﬁcantly larger share",
+                "cp1251",
             ),
         ];
         for (bad, good, page) in cases {

@@ -868,6 +868,7 @@ impl Scanner {
                 garbled_chars: 1,
             });
         }
+        let before = self.before_controls(input, span.start, before);
         let verdict = judge_controls(&repaired, before, after);
         // Certain that the field went through a wrong reading, but no layer of double
         // encoding: nothing said about depth, nor enough to outweigh clean text.
@@ -881,6 +882,22 @@ impl Scanner {
             deeper: None,
             signals,
         }
+    }
+
+    /// What a run of C1 controls at `at` follows once its text is repaired: a C1 control
+    /// just before it that ends a garbled sequence (`â\u{80}\u{99}\u{85}`) is the tail of
+    /// that sequence's character (`’…`), not a control the run stands among.
+    fn before_controls(&self, input: &[u8], at: usize, before: Option<char>) -> Option<char> {
+        if !before.is_some_and(|c| ('\u{80}'..='\u{9f}').contains(&c)) {
+            return before;
+        }
+        // A garbled character is two to four characters of two or three bytes each.
+        (4..=12)
+            .filter_map(|len| at.checked_sub(len))
+            .find_map(|start| {
+                match_at(&self.readings, input, start).filter(|found| start + found.len == at)
+            })
+            .map_or(before, |found| Some(found.original))
     }
 
     /// Resolves a run on its own evidence into `chars`, and what it tells its field. Under
@@ -1209,6 +1226,12 @@ mod tests {
             "„Handwerk bringt dich überall hin“: Von"
         );
         assert_eq!(balanced("parlé\u{85} Tu sais"), "parlé… Tu sais");
+        // A garbled `’` whose last byte is a C1 control, then a control: the run follows the
+        // repaired apostrophe, not a control.
+        assert_eq!(
+            balanced("under pressureâ\u{80}\u{99}\u{85} It was"),
+            "under pressure’… It was"
+        );
         // MacRoman read as Latin-1 (`\u{92}` is its `í`), Windows-1251 (Cyrillic beside it),
         // binary data, an undefined byte: left.
         for left in [
