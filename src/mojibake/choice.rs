@@ -25,6 +25,12 @@
 //! (`wei√ü`), for a pair of symbols standing alone is as likely correct as not. A run that
 //! fails is left as it is, and counts for no page.
 //!
+//! A page is tried only where it could win: one pass over the probe window finds every
+//! garbled character each page could explain, and what it could explain at most
+//! ([`super::choice_bound`]); a page none of whose garbled characters the Western pair reads
+//! otherwise finds nothing the Western rule has not judged, and is not chosen. Correct text,
+//! in any script, is then read through no other page at all, and costs one pass.
+//!
 //! The choice is the buffer's, made on its first lines ([`PROBE_WINDOW`]): a file fed in
 //! pieces may have a piece chosen otherwise, and a buffer garbled through another page only
 //! far from its start keeps the Western reading.
@@ -35,8 +41,9 @@ use bstr::ByteSlice;
 
 use super::classes::{CharClass, SYMBOLS_AFTER_NO_LETTER, Script, class_of, script_of};
 use super::codepage::{ALL, CodePage, ReadingMask, Readings, ReadingsError};
-use super::matcher::{decode_char, decode_last_char};
+use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char};
 use super::plausibility::Strictness;
+use super::plausibility::{Evidence, Verdict};
 use super::scanner::{Run, Scanner, Sink};
 
 /// Whether `ch`, repaired under a page other than the Western pair, is text a writer writes.
@@ -147,6 +154,44 @@ fn breaks_case(before: Option<char>, garbled: &[u8], after: Option<char>) -> boo
 /// The garbled characters of a run.
 fn garbled_chars(run: &Run<'_>) -> i64 {
     run.chars.iter().map(|c| i64::from(c.garbled_chars)).sum()
+}
+
+/// Whether a match at `start` of `window` may count for `scanner`'s reading when a buffer's
+/// reading is chosen ([`Scanner::chosen_for`]). One that stands alone is a run of its own
+/// character (one character has no inner layer to peel): it counts for nothing when
+/// [`OrdinaryRepairs`] would refuse that run. One among others counts for nothing when its
+/// character is one [`is_ordinary`] refuses and no page of the reading gives it (so no
+/// deeper layer can take it into an ordinary one): left in its run, it has the run refused.
+/// What the Western pair explains is never refused.
+fn may_count(
+    scanner: &Scanner,
+    window: &[u8],
+    start: usize,
+    found: &DoubleEncodedMatch,
+    alone: bool,
+) -> bool {
+    if !found.mask.and(ReadingMask::WESTERN_FAMILY).is_empty() {
+        return true;
+    }
+    if !alone {
+        return is_ordinary(found.original) || scanner.readings().origin(found.original).is_some();
+    }
+    let span = start..start + found.len;
+    let chars = [RepairedChar {
+        span: span.clone(),
+        original: found.original,
+        mask: found.mask,
+        layers: 1,
+        garbled_chars: u32::from(found.chars),
+    }];
+    let run = Run {
+        span,
+        chars: &chars,
+        verdict: Verdict::Certain(Evidence::NothingAgainst),
+        repaired: true,
+        field: None,
+    };
+    is_ordinary_repair(window, &run)
 }
 
 /// A sink in front of another that leaves alone the runs [`is_ordinary_repair`] refuses, and
@@ -284,7 +329,7 @@ impl Scanner {
 
     /// Whether this scanner chooses each buffer's reading ([`Scanner::choosing`]).
     pub fn chooses_reading(&self) -> bool {
-        !self.others().is_empty()
+        !self.others().0.is_empty()
     }
 
     /// Scans `input` through the reading its evidence chooses: this scanner's own, or one of
@@ -297,15 +342,35 @@ impl Scanner {
     }
 
     /// The other scanner `input`'s evidence chooses, if any.
+    ///
+    /// Only the readings that could explain more than the best so far are scanned
+    /// ([`Bounds`](super::choice_bound::Bounds)): the first other reading to explain the most still wins, as if every one
+    /// had been scanned. The Western pair refuses no run of its own, so it explains at least
+    /// nothing: a window where no other reading can start a garbled character keeps it
+    /// unscanned.
     pub(crate) fn chosen_for(&self, input: &[u8]) -> Option<&Scanner> {
-        let others = self.others();
-        if others.is_empty() || input.is_ascii() {
+        let (others, Some(bounds)) = self.others() else {
+            return None;
+        };
+        if input.is_ascii() {
             return None;
         }
         let input = probe_window(input);
+        let bound = bounds.of(self.readings(), others, input, may_count);
+        let floor = match self.readings().read_pages().all(CodePage::is_western) {
+            true => 0,
+            false => i64::MIN,
+        };
+        let within = |bit: usize| bound.get(bit).copied().unwrap_or(i64::MAX);
+        if (0..others.len()).all(|bit| within(bit) <= floor) {
+            return None;
+        }
         let mut chosen = None;
         let mut best = explained(self, input);
-        for other in others {
+        for (bit, other) in others.iter().enumerate() {
+            if within(bit) <= best {
+                continue;
+            }
             let repaired = explained(other, input);
             if repaired > best {
                 chosen = Some(other);
@@ -333,6 +398,27 @@ mod tests {
 
     fn fixed(scanner: &Scanner, text: &str) -> String {
         String::from_utf8_lossy(&repair(scanner, text.as_bytes())).into_owned()
+    }
+
+    #[test]
+    fn correct_text_in_every_script_is_not_probed() {
+        // Correct text that some page's matcher reads as garbled (`её` through KOI8-R, `Ві`
+        // through Windows-1251, `ß«` through ISO-8859-15), which no page may repair.
+        let scanner = Scanner::choosing_any(Strictness::default());
+        let (others, Some(bounds)) = scanner.others() else {
+            panic!("a choosing scanner has others");
+        };
+        for text in [
+            "Привет, мир: её объём «ёлки» — и всё. Вітаю, ДІЯ",
+            "Ελληνικά κείμενα, Άρης",
+            "café crème brûlée, naïve, Straße «ß»",
+            "Żółć gęślą jaźń, Příliš žluťoučký kůň, açıklık",
+            "日本語のテキスト",
+        ] {
+            let bound = bounds.of(scanner.readings(), others, text.as_bytes(), may_count);
+            assert!(bound.iter().all(|&b| b == 0), "{text}: {bound:?}");
+            assert!(scanner.chosen_for(text.as_bytes()).is_none(), "{text}");
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@
 
 pub mod candidates;
 mod choice;
+mod choice_bound;
 pub mod classes;
 pub mod codepage;
 mod codepage_tables;

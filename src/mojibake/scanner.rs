@@ -14,6 +14,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::candidates::{CandidateFilter, Search};
+use super::choice_bound::Bounds;
 use super::classes::{SYMBOLS_AFTER_NO_LETTER, Script, is_alphabetic, script_of};
 use super::codepage::{CodePage, ReadingMask, Readings, WINDOWS_1252, is_lead_byte};
 use super::controls::{control_at, judge_controls};
@@ -110,8 +111,9 @@ pub struct Scanner {
     /// What is done with garbled characters that lost a byte ([`super::lost`]).
     lost: LostBytes,
     /// Scanners of other readings, one of which a buffer's evidence may choose instead of
-    /// this one ([`super::choice`]).
+    /// this one ([`super::choice`]), and the table that bounds what each could explain.
     others: Arc<[Scanner]>,
+    bounds: Option<Arc<Bounds>>,
 }
 
 /// What a [`Scanner`] does with garbled characters that lost a byte ([`super::lost`]). Under
@@ -345,6 +347,7 @@ impl Scanner {
             raw,
             lost: LostBytes::default(),
             others: Arc::new([]),
+            bounds: None,
         }
     }
 
@@ -370,13 +373,20 @@ impl Scanner {
 
     /// This scanner, with `others` for buffers whose evidence chooses one of them.
     pub(crate) fn with_others(mut self, others: Vec<Scanner>) -> Scanner {
+        self.bounds = (!others.is_empty()).then(|| Arc::new(Bounds::new(&others)));
         self.others = others.into();
         self
     }
 
-    /// The scanners a buffer's evidence may choose instead of this one.
-    pub(crate) fn others(&self) -> &[Scanner] {
-        &self.others
+    /// The scanners a buffer's evidence may choose instead of this one, and the table that
+    /// bounds what each could explain of a buffer.
+    pub(crate) fn others(&self) -> (&[Scanner], Option<&Bounds>) {
+        (&self.others, self.bounds.as_deref())
+    }
+
+    /// Whether this scanner reads C1 controls back as Windows-1252 characters.
+    pub(crate) fn reads_controls(&self) -> bool {
+        self.controls.is_some()
     }
 
     /// The scanner with bytes that are not UTF-8 read as `raw` asks.

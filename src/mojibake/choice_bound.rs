@@ -1,0 +1,281 @@
+//! The most each other reading could explain of a buffer, found in one pass.
+//!
+//! Choosing a buffer's reading ([`super::choice`]) scans its probe window through every other
+//! page, a dozen scans of text that, most of the time, no page garbled. A garbled character
+//! that a reading repairs always starts with a character standing, under that reading, for a
+//! lead byte (`C2..F4`), directly followed by one standing for a continuation byte
+//! (`80..BF`); and it counts for that reading as the characters its match spans, which the
+//! matcher gives alone. So one pass over the window's non-ASCII characters, looking each up
+//! once in a table of the roles it plays under every reading, finds every place where a
+//! reading's matcher could succeed; the matcher run there gives the most garbled characters
+//! the reading could explain ([`Bounds::of`]). A reading whose bound cannot beat the best
+//! explained so far need not be scanned, and a window where no reading can start a garbled
+//! character (correct text, in any script, almost always) is not probed at all.
+//!
+//! A run of C1 controls read back through Windows-1252 counts one garbled character per
+//! control, so every control `controls::control_at` reads adds one to the readings that
+//! look for them.
+
+use bstr::ByteSlice;
+
+use super::codepage::{MAX_PAGES, Readings, is_lead_byte};
+use super::controls::control_at;
+use super::matcher::{DoubleEncodedMatch, match_at};
+use super::scanner::Scanner;
+
+/// The readings (as bits: bit `k` is the `k`-th scanner given to [`Bounds::new`]) under which
+/// a character stands for a lead byte, and those under which it stands for a continuation byte.
+#[derive(Clone, Copy, Debug, Default)]
+struct Roles {
+    leads: u16,
+    continuations: u16,
+}
+
+/// The roles of every character some reading produces, for a set of scanners.
+#[derive(Clone, Debug)]
+pub(crate) struct Bounds {
+    /// Two-byte characters, by their UTF-8 bytes: `(lead - 0xC2) * 64 + (next & 0x3F)`.
+    two: Box<[Roles; 30 * 64]>,
+    /// Longer characters (the Windows pages' punctuation, box drawings, a few letters),
+    /// sorted for bisection.
+    longer: Vec<(char, Roles)>,
+    /// The scanners that read C1 controls back.
+    controls: u16,
+}
+
+impl Bounds {
+    /// The table for `scanners` (at most [`MAX_PAGES`]; the rest are never bounded, and so
+    /// always probed).
+    pub(crate) fn new(scanners: &[Scanner]) -> Bounds {
+        let mut bounds = Bounds {
+            two: Box::new([Roles::default(); 30 * 64]),
+            longer: Vec::new(),
+            controls: 0,
+        };
+        let mut utf8 = [0u8; 4];
+        for (bit, scanner) in scanners.iter().enumerate().take(MAX_PAGES) {
+            let bit = 1u16 << bit;
+            if scanner.reads_controls() {
+                bounds.controls |= bit;
+            }
+            for (ch, origin) in scanner.readings().entries() {
+                let roles = match *ch.encode_utf8(&mut utf8).as_bytes() {
+                    [lead, next] => {
+                        &mut bounds.two[usize::from(lead - 0xC2) * 64 + usize::from(next & 0x3F)]
+                    }
+                    _ => match bounds.longer.iter().position(|(c, _)| *c == ch) {
+                        Some(i) => &mut bounds.longer[i].1,
+                        None => {
+                            bounds.longer.push((ch, Roles::default()));
+                            let last = bounds.longer.len() - 1;
+                            &mut bounds.longer[last].1
+                        }
+                    },
+                };
+                if is_lead_byte(origin.byte) {
+                    roles.leads |= bit;
+                } else if (0x80..=0xBF).contains(&origin.byte) {
+                    roles.continuations |= bit;
+                }
+            }
+        }
+        bounds.longer.sort_by_key(|(ch, _)| *ch);
+        bounds
+    }
+
+    /// The roles of the character at the start of `bytes` (non-empty, not ASCII), and its
+    /// length; no roles, and one byte, for bytes that are no well-formed UTF-8.
+    #[inline]
+    fn roles_at(&self, bytes: &[u8]) -> (Roles, usize) {
+        if let [lead @ 0xC2..=0xDF, next, ..] = *bytes
+            && next & 0xC0 == 0x80
+        {
+            let roles = self.two[usize::from(lead - 0xC2) * 64 + usize::from(next & 0x3F)];
+            return (roles, 2);
+        }
+        match bstr::decode_utf8(bytes) {
+            (Some(ch), len) => {
+                let roles = self
+                    .longer
+                    .binary_search_by_key(&ch, |(c, _)| *c)
+                    .map_or(Roles::default(), |i| self.longer[i].1);
+                (roles, len)
+            }
+            (None, len) => (Roles::default(), len.max(1)),
+        }
+    }
+
+    /// For each of `scanners` (those this table was made for), the most garbled characters
+    /// its scan of `window` could explain: the characters of every match its matcher finds
+    /// where a lead character is followed by a continuation character, and one for every C1
+    /// control it would read back. `may_count` leaves out the matches that the caller knows
+    /// will count for nothing; it is told whether a match stands alone, with no match
+    /// right before or after it, so that its run is that match alone.
+    ///
+    /// A reading none of whose counted matches `own` (the chooser's own reading) reads
+    /// otherwise (as another character, or not at all) is bounded by 0: it finds nothing the
+    /// chooser's reading does not judge already.
+    pub(crate) fn of(
+        &self,
+        own: &Readings,
+        scanners: &[Scanner],
+        window: &[u8],
+        may_count: impl Fn(&Scanner, &[u8], usize, &DoubleEncodedMatch, bool) -> bool,
+    ) -> [i64; MAX_PAGES] {
+        let mut bound = [0i64; MAX_PAGES];
+        // Where each reading's last match ended.
+        let mut last_end = [usize::MAX; MAX_PAGES];
+        // The readings with a match `own` reads otherwise.
+        let mut other = 0u16;
+        // The start of the character before, and the readings it leads under.
+        let mut previous: Option<(usize, u16)> = None;
+        let mut at = 0;
+        while at < window.len() {
+            if window[at].is_ascii() {
+                previous = None;
+                match window[at..].find_non_ascii_byte() {
+                    Some(skip) => at += skip,
+                    None => break,
+                }
+            }
+            let (roles, len) = self.roles_at(&window[at..]);
+            if let Some((start, leads)) = previous {
+                let mut starts = leads & roles.continuations;
+                while starts != 0 {
+                    let bit = starts.trailing_zeros() as usize;
+                    starts &= starts - 1;
+                    let readings = scanners[bit].readings();
+                    let Some(found) = match_at(readings, window, start) else {
+                        continue;
+                    };
+                    let end = start + found.len;
+                    let alone = last_end[bit] != start && match_at(readings, window, end).is_none();
+                    last_end[bit] = end;
+                    if may_count(&scanners[bit], window, start, &found, alone) {
+                        bound[bit] += i64::from(found.chars);
+                        if other & 1 << bit == 0
+                            && match_at(own, window, start).is_none_or(|ours| {
+                                (ours.len, ours.original) != (found.len, found.original)
+                            })
+                        {
+                            other |= 1 << bit;
+                        }
+                    }
+                }
+            }
+            if self.controls != 0 && control_at(window, at).is_some() {
+                let mut readers = self.controls;
+                while readers != 0 {
+                    let bit = readers.trailing_zeros() as usize;
+                    readers &= readers - 1;
+                    bound[bit] += 1;
+                }
+            }
+            previous = (roles.leads != 0).then_some((at, roles.leads));
+            at += len;
+        }
+        for (bit, bound) in bound.iter_mut().enumerate() {
+            if other & 1 << bit == 0 {
+                *bound = 0;
+            }
+        }
+        bound
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mojibake::Strictness;
+    use crate::mojibake::codepage::{ALL, CodePage, ReadingMask};
+    use crate::mojibake::scanner::{Run, Sink};
+    use std::convert::Infallible;
+
+    /// What a scan repairs, in garbled characters, as the choice counts it (lost bytes and
+    /// bytes that are not UTF-8 aside).
+    fn explained(scanner: &Scanner, input: &[u8]) -> i64 {
+        struct Count(i64);
+        impl Sink for Count {
+            type Error = Infallible;
+            fn run(&mut self, _: &[u8], run: &Run<'_>) -> Result<(), Infallible> {
+                if run.repaired && !run.is_not_utf8() && !run.is_lost_byte() {
+                    self.0 += run
+                        .chars
+                        .iter()
+                        .map(|c| i64::from(c.garbled_chars))
+                        .sum::<i64>();
+                }
+                Ok(())
+            }
+        }
+        let mut count = Count(0);
+        let Ok(()) = scanner.scan_as_read(input, &mut count);
+        count.0
+    }
+
+    fn scanners(pages: &[&'static CodePage]) -> Vec<Scanner> {
+        pages
+            .iter()
+            .map(|page| {
+                let readings = Readings::new(&[page]).unwrap();
+                Scanner::new(readings, Strictness::Lenient)
+            })
+            .chain([Scanner::new(Readings::western(), Strictness::Lenient)])
+            .collect()
+    }
+
+    /// Whether `scanner` finds a match somewhere in `input` that `own` reads otherwise.
+    fn reads_otherwise(own: &Readings, scanner: &Scanner, input: &[u8]) -> bool {
+        (0..input.len()).any(|at| {
+            match_at(scanner.readings(), input, at).is_some_and(|found| {
+                match_at(own, input, at)
+                    .is_none_or(|ours| (ours.len, ours.original) != (found.len, found.original))
+            })
+        })
+    }
+
+    #[test]
+    fn the_bound_holds_what_every_reading_explains() {
+        let scanners = scanners(&ALL);
+        let bounds = Bounds::new(&scanners);
+        let own = Readings::western();
+        let texts = [
+            "café crème brûlée, naïve “quoted” — €5 ’",
+            "Привет, мир: её объём «ёлки»",
+            "Ελληνικά κείμενα, Άρης",
+            "Żółć gęślą jaźń, Příliš žluťoučký kůň",
+            "日本語のテキスト ✓ 🎉",
+            "SaeimÄ ievÄ“lÄ“tÄs \u{85}\u{93}x\u{94}",
+        ];
+        let mut checked = 0;
+        for text in texts {
+            // Each text as it is and garbled through every page that can garble it.
+            let mut inputs = vec![text.as_bytes().to_vec()];
+            for page in ALL {
+                if let Some(garbled) = crate::mojibake::codepage::garble(text.as_bytes(), |_| page)
+                {
+                    inputs.push(garbled.into_bytes());
+                }
+            }
+            for input in &inputs {
+                let bound = bounds.of(&own, &scanners, input, |_, _, _, _, _| true);
+                for (bit, scanner) in scanners.iter().enumerate() {
+                    let name = scanner.readings().describe(ReadingMask(u16::MAX));
+                    let text = String::from_utf8_lossy(input);
+                    if !reads_otherwise(&own, scanner, input) {
+                        assert_eq!(bound[bit], 0, "{text:?} through {name}");
+                        continue;
+                    }
+                    let explained = explained(scanner, input);
+                    assert!(
+                        explained <= bound[bit],
+                        "{text:?} through {name}: explains {explained}, bound {}",
+                        bound[bit]
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 40, "only {checked} bounds checked");
+    }
+}
