@@ -253,7 +253,16 @@ pub fn looks_like_sql(head: &[u8]) -> bool {
                     .to_ascii_lowercase()
                     .ends_with(b"from stdin;"))
     };
-    head.split(|&b| b == b'\n').any(is_dump_statement)
+    // Lines found with `memchr`: every file a scan reads is asked this about its head.
+    let mut start = 0;
+    let mut lines = memchr::memchr_iter(b'\n', head)
+        .chain([head.len()])
+        .map(|end| {
+            let line = &head[start..end];
+            start = end + 1;
+            line
+        });
+    lines.any(is_dump_statement)
         || sql_declarations(head)
             .iter()
             .any(|declaration| declaration.place.kind.is_connection())
