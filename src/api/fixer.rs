@@ -278,7 +278,8 @@ pub struct Fixer {
 }
 
 impl Fixer {
-    /// A builder with the defaults: latin1 and cp1252 readings, balanced strictness, dumps
+    /// A builder with the defaults: each buffer read through the page its evidence chooses
+    /// (the Western pair unless another explains more), balanced strictness, dumps
     /// read as dumps when their header says so, legacy and binary inputs skipped, no audit log.
     pub fn builder() -> FixerBuilder {
         FixerBuilder::default()

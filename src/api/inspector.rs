@@ -77,7 +77,8 @@ pub struct Inspector {
 }
 
 impl Inspector {
-    /// A builder with the defaults: latin1 and cp1252 readings, balanced strictness, dumps
+    /// A builder with the defaults: each buffer read through the page its evidence chooses
+    /// (the Western pair unless another explains more), balanced strictness, dumps
     /// read as dumps when their header says so, binary inputs skipped.
     pub fn builder() -> InspectorBuilder {
         InspectorBuilder::default()

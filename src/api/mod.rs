@@ -59,11 +59,12 @@ use crate::sql::SqlDialect;
 /// ```
 #[derive(Clone)]
 pub struct Settings {
-    /// The code pages the text may have been read through (default: latin1 and cp1252).
+    /// The code pages the text may have been read through (default: every page this build
+    /// knows, [`Readings::all`]).
     pub readings: Readings,
     /// Whether each buffer is read through the page its own evidence chooses among those of
     /// `readings` (the Western pair together, any other page alone; [`Scanner::choosing`])
-    /// rather than through all of `readings` at once (default: no).
+    /// rather than through all of `readings` at once (default: yes).
     pub choose_reading: bool,
     /// How much evidence a sequence needs before it is repaired (default: balanced).
     pub strictness: Strictness,
@@ -96,8 +97,8 @@ impl Default for Settings {
     fn default() -> Settings {
         let engine = EngineOptions::default();
         Settings {
-            readings: Readings::western(),
-            choose_reading: false,
+            readings: Readings::all(),
+            choose_reading: true,
             strictness: Strictness::default(),
             raw_bytes: RawBytes::default(),
             lost_bytes: LostBytes::default(),

@@ -236,9 +236,10 @@ pub(crate) struct Detection {
     /// How much evidence a sequence needs before it is repaired.
     #[arg(long, value_enum, default_value_t = StrictnessArg::Balanced)]
     strictness: StrictnessArg,
-    /// The code pages the text may have been read through, comma-separated, or `auto`: each
-    /// buffer is read through the Western pair or the one other page that repairs more of it.
-    #[arg(long, value_delimiter = ',', default_value = "latin1,cp1252")]
+    /// The code pages the text may have been read through, comma-separated, or `auto` (the
+    /// default): each buffer is read through the Western pair (latin1 and cp1252) or the one
+    /// other page that repairs more of it.
+    #[arg(long, value_delimiter = ',', default_value = "auto")]
     readings: Vec<String>,
     /// What bytes that are not UTF-8 become: the characters of one of the readings (default:
     /// cp1252 when it is a reading, else the first), or `keep` to leave them as they are.

@@ -39,6 +39,9 @@ pub(crate) struct Bounds {
     /// Longer characters (the Windows pages' punctuation, box drawings, a few letters),
     /// sorted for bisection.
     longer: Vec<(char, Roles)>,
+    /// The first bytes of the longer characters, as bits: text of scripts no page writes
+    /// (CJK, most of it) is passed over without a search.
+    longer_firsts: [bool; 256],
     /// The scanners that read C1 controls back.
     controls: u16,
 }
@@ -50,6 +53,7 @@ impl Bounds {
         let mut bounds = Bounds {
             two: Box::new([Roles::default(); 30 * 64]),
             longer: Vec::new(),
+            longer_firsts: [false; 256],
             controls: 0,
         };
         let mut utf8 = [0u8; 4];
@@ -80,6 +84,9 @@ impl Bounds {
             }
         }
         bounds.longer.sort_by_key(|(ch, _)| *ch);
+        for (ch, _) in &bounds.longer {
+            bounds.longer_firsts[usize::from(ch.encode_utf8(&mut utf8).as_bytes()[0])] = true;
+        }
         bounds
     }
 
@@ -92,6 +99,16 @@ impl Bounds {
         {
             let roles = self.two[usize::from(lead - 0xC2) * 64 + usize::from(next & 0x3F)];
             return (roles, 2);
+        }
+        let (first, third) = (bytes[0], bytes.get(2).copied());
+        if !self.longer_firsts[usize::from(first)]
+            && (0xE0..=0xEF).contains(&first)
+            && bytes[1..].first().is_some_and(|&b| b & 0xC0 == 0x80)
+            && third.is_some_and(|b| b & 0xC0 == 0x80)
+        {
+            // A three-byte character no page gives: nothing to look up. (Its exact
+            // well-formedness does not matter: no match starts or ends inside it.)
+            return (Roles::default(), 3);
         }
         match bstr::decode_utf8(bytes) {
             (Some(ch), len) => {
@@ -122,64 +139,97 @@ impl Bounds {
         window: &[u8],
         may_count: impl Fn(&Scanner, &[u8], usize, &DoubleEncodedMatch, bool) -> bool,
     ) -> [i64; MAX_PAGES] {
-        let mut bound = [0i64; MAX_PAGES];
-        // Where each reading's last match ended.
-        let mut last_end = [usize::MAX; MAX_PAGES];
-        // The readings with a match `own` reads otherwise.
-        let mut other = 0u16;
-        // The start of the character before, and the readings it leads under.
-        let mut previous: Option<(usize, u16)> = None;
+        let mut tally = Tally {
+            bound: [0; MAX_PAGES],
+            last_end: [usize::MAX; MAX_PAGES],
+            other: 0,
+        };
+        // The start of the character before, and the readings it leads under (none: 0).
+        let (mut previous_at, mut previous_leads) = (0, 0u16);
         let mut at = 0;
         while at < window.len() {
             if window[at].is_ascii() {
-                previous = None;
+                previous_leads = 0;
                 match window[at..].find_non_ascii_byte() {
                     Some(skip) => at += skip,
                     None => break,
                 }
             }
             let (roles, len) = self.roles_at(&window[at..]);
-            if let Some((start, leads)) = previous {
-                let mut starts = leads & roles.continuations;
-                while starts != 0 {
-                    let bit = starts.trailing_zeros() as usize;
-                    starts &= starts - 1;
-                    let readings = scanners[bit].readings();
-                    let Some(found) = match_at(readings, window, start) else {
-                        continue;
-                    };
-                    let end = start + found.len;
-                    let alone = last_end[bit] != start && match_at(readings, window, end).is_none();
-                    last_end[bit] = end;
-                    if may_count(&scanners[bit], window, start, &found, alone) {
-                        bound[bit] += i64::from(found.chars);
-                        if other & 1 << bit == 0
-                            && match_at(own, window, start).is_none_or(|ours| {
-                                (ours.len, ours.original) != (found.len, found.original)
-                            })
-                        {
-                            other |= 1 << bit;
-                        }
-                    }
-                }
+            let starts = previous_leads & roles.continuations;
+            if starts != 0 {
+                tally.matches(own, scanners, window, previous_at, starts, &may_count);
             }
-            if self.controls != 0 && control_at(window, at).is_some() {
-                let mut readers = self.controls;
-                while readers != 0 {
-                    let bit = readers.trailing_zeros() as usize;
-                    readers &= readers - 1;
-                    bound[bit] += 1;
-                }
+            if self.controls != 0 && window[at] == 0xC2 && control_at(window, at).is_some() {
+                tally.controls(self.controls);
             }
-            previous = (roles.leads != 0).then_some((at, roles.leads));
+            (previous_at, previous_leads) = (at, roles.leads);
             at += len;
         }
+        let Tally {
+            mut bound, other, ..
+        } = tally;
         for (bit, bound) in bound.iter_mut().enumerate() {
             if other & 1 << bit == 0 {
                 *bound = 0;
             }
         }
         bound
+    }
+}
+
+/// What [`Bounds::of`] has found so far.
+struct Tally {
+    bound: [i64; MAX_PAGES],
+    /// Where each reading's last match ended.
+    last_end: [usize; MAX_PAGES],
+    /// The readings with a match the chooser's own reading reads otherwise.
+    other: u16,
+}
+
+impl Tally {
+    /// Counts the matches at `start` of the readings in `starts` (those under which the
+    /// character there stands for a lead byte and the next one for a continuation byte).
+    #[cold]
+    fn matches(
+        &mut self,
+        own: &Readings,
+        scanners: &[Scanner],
+        window: &[u8],
+        start: usize,
+        mut starts: u16,
+        may_count: &impl Fn(&Scanner, &[u8], usize, &DoubleEncodedMatch, bool) -> bool,
+    ) {
+        while starts != 0 {
+            let bit = starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            let readings = scanners[bit].readings();
+            let Some(found) = match_at(readings, window, start) else {
+                continue;
+            };
+            let end = start + found.len;
+            let alone = self.last_end[bit] != start && match_at(readings, window, end).is_none();
+            self.last_end[bit] = end;
+            if may_count(&scanners[bit], window, start, &found, alone) {
+                self.bound[bit] += i64::from(found.chars);
+                if self.other & 1 << bit == 0
+                    && match_at(own, window, start)
+                        .is_none_or(|ours| (ours.len, ours.original) != (found.len, found.original))
+                {
+                    self.other |= 1 << bit;
+                }
+            }
+        }
+    }
+
+    /// Counts a C1 control for the readings in `readers`, which read controls back.
+    #[cold]
+    fn controls(&mut self, mut readers: u16) {
+        while readers != 0 {
+            let bit = readers.trailing_zeros() as usize;
+            readers &= readers - 1;
+            self.bound[bit] += 1;
+        }
     }
 }
 

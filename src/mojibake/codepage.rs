@@ -388,6 +388,16 @@ impl Readings {
         }
     }
 
+    /// Every page this build knows ([`ALL`]), the Western pair first: the set the default
+    /// scanner chooses each buffer's reading among ([`Scanner::choosing`](super::Scanner::choosing)).
+    pub fn all() -> Readings {
+        // The shipped tables: within every limit `new` checks.
+        match Readings::new(&ALL) {
+            Ok(readings) => readings,
+            Err(_) => unreachable!("the shipped tables are valid"),
+        }
+    }
+
     /// The mask of the page at `index` in [`Readings::pages`] (the family's bit included
     /// where it belongs), or `None` past the end.
     pub fn mask(&self, index: usize) -> Option<ReadingMask> {
