@@ -50,33 +50,43 @@ pub fn for_each_block_in<E>(
     Ok(())
 }
 
+/// How [`for_each_block_read`] reads: the size of a block, and the input's length when it is
+/// known beforehand (a regular file's), to size the buffer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockReading {
+    pub(crate) block_size: usize,
+    pub(crate) expected: Option<u64>,
+}
+
 /// Reads `reader` to the end and calls `each` with every block and its offset in the input,
 /// cut exactly as [`for_each_block_in`] cuts the same bytes. A read error is returned with the
 /// offset reached.
 pub(crate) fn for_each_block_read<R: Read, E>(
     mut reader: R,
     readings: &Readings,
-    block_size: usize,
+    reading: BlockReading,
     mut each: impl FnMut(&[u8], u64) -> Result<(), E>,
     read_error: impl Fn(u64, io::Error) -> E,
 ) -> Result<(), E> {
-    let block_size = block_size.max(1);
-    let mut buffer: Vec<u8> = Vec::with_capacity(block_size * 2);
+    let block_size = reading.block_size.max(1);
+    // Sized for the input when its length is known (one byte more, to see its end without
+    // growing), else grown as it asks, by `read_to_end`, which neither zeroes what it will
+    // overwrite nor asks for more than it reads: a small input costs a small buffer.
+    let capacity = reading.expected.map_or(0, |len| {
+        usize::try_from(len).map_or(block_size, |len| len.min(block_size)) + 1
+    });
+    let mut buffer: Vec<u8> = Vec::with_capacity(capacity);
     let mut base = 0u64;
     let mut eof = false;
     loop {
         // One byte more than a block tells whether the block is the last.
-        while !eof && buffer.len() <= block_size {
-            let filled = buffer.len();
-            buffer.resize(filled + block_size, 0);
-            match reader.read(&mut buffer[filled..]) {
-                Ok(0) => {
-                    buffer.truncate(filled);
-                    eof = true;
-                }
-                Ok(n) => buffer.truncate(filled + n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => buffer.truncate(filled),
-                Err(e) => return Err(read_error(base + filled as u64, e)),
+        if !eof && buffer.len() <= block_size {
+            let wanted = block_size + 1 - buffer.len();
+            match (&mut reader).take(wanted as u64).read_to_end(&mut buffer) {
+                // Short of what was asked only at the end of the input (`Take` stops at its
+                // limit, `read_to_end` goes on through interrupted reads).
+                Ok(read) => eof = read < wanted,
+                Err(e) => return Err(read_error(base + buffer.len() as u64, e)),
             }
         }
         if buffer.is_empty() {
@@ -115,19 +125,26 @@ mod tests {
             Ok(())
         });
         assert!(sliced.is_ok());
-        let mut from_reader = Vec::new();
-        let read: Result<(), io::Error> = for_each_block_read(
-            io::BufReader::with_capacity(3, input),
-            &readings,
-            size,
-            |b, at| {
-                from_reader.push((b.to_vec(), at));
-                Ok(())
-            },
-            |_, e| e,
-        );
-        assert!(read.is_ok());
-        assert_eq!(from_slice, from_reader);
+        // Read with the length known beforehand (a file's), and without (a pipe's).
+        for expected in [Some(input.len() as u64), None] {
+            let mut from_reader = Vec::new();
+            let reading = BlockReading {
+                block_size: size,
+                expected,
+            };
+            let read: Result<(), io::Error> = for_each_block_read(
+                io::BufReader::with_capacity(3, input),
+                &readings,
+                reading,
+                |b, at| {
+                    from_reader.push((b.to_vec(), at));
+                    Ok(())
+                },
+                |_, e| e,
+            );
+            assert!(read.is_ok());
+            assert_eq!(from_slice, from_reader, "{expected:?}");
+        }
         from_slice.into_iter().map(|(b, _)| b).collect()
     }
 

@@ -39,9 +39,12 @@ use map_guard::GuardedMap;
 use replace::Replacement;
 
 impl Input {
-    /// Opens the input: a non-empty regular file is memory-mapped unless `mmap` is false,
-    /// anything else is read.
-    fn open(&self, mmap: bool) -> Result<Source, Error> {
+    /// Opens the input: a regular file larger than one block (`block_size`) is memory-mapped
+    /// unless `mmap` is false, anything else is read. A file of one block is scanned by one
+    /// thread either way, and reading it costs one `read` where a map costs `mmap`, page
+    /// faults and `munmap`, which threads mapping many small files at once contend on in the
+    /// kernel (ripgrep maps no file of a directory tree for that reason).
+    fn open(&self, mmap: bool, block_size: usize) -> Result<Source, Error> {
         let path = match self {
             Input::Stream(stream) => return Ok(Source::Reader(stream.read_once()?)),
             Input::File(path) => path,
@@ -55,7 +58,7 @@ impl Input {
         if !metadata.is_file() {
             return Ok(Source::Reader(Box::new(file)));
         }
-        if !mmap || metadata.len() == 0 {
+        if !mmap || metadata.len() <= block_size as u64 {
             let len = metadata.len();
             return Ok(Source::File { file, len });
         }
@@ -173,7 +176,7 @@ fn for_each_block<T: Send>(
             progress.advance(bytes as u64);
         }
     };
-    match input.open(options.mmap)? {
+    match input.open(options.mmap, options.block_size)? {
         Source::Map { map, file } => {
             let taken = block_ranges(&map, readings, options.block_size)
                 .take_while(|range| !options.done_at(range.start as u64))
@@ -215,16 +218,24 @@ fn for_each_block<T: Send>(
         }
         Source::File { file, len } => {
             let mut read = 0u64;
-            read_blocks(file, readings, options.block_size, &path, |block, base| {
-                read += block.len() as u64;
-                if !options.takes(base) {
-                    return Ok(());
-                }
-                let result = process(block, base)?;
-                consume(block, base, result)?;
-                done(block.len());
-                Ok(())
-            })?;
+            let expected = Some(len);
+            read_blocks(
+                file,
+                expected,
+                readings,
+                options.block_size,
+                &path,
+                |block, base| {
+                    read += block.len() as u64;
+                    if !options.takes(base) {
+                        return Ok(());
+                    }
+                    let result = process(block, base)?;
+                    consume(block, base, result)?;
+                    done(block.len());
+                    Ok(())
+                },
+            )?;
             // A file that ends early was truncated while it was read.
             match read < len {
                 true => Err(Error::Changed {
@@ -236,6 +247,7 @@ fn for_each_block<T: Send>(
         }
         Source::Reader(reader) => read_blocks(
             reader,
+            None,
             readings,
             options.block_size,
             &path,
@@ -346,12 +358,17 @@ pub(crate) fn for_each_block_in_order(
 
 fn read_blocks<R: Read>(
     reader: R,
+    expected: Option<u64>,
     readings: &Readings,
     block_size: usize,
     path: &Path,
     each: impl FnMut(&[u8], u64) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    blocks::for_each_block_read(reader, readings, block_size, each, |offset, source| {
+    let reading = blocks::BlockReading {
+        block_size,
+        expected,
+    };
+    blocks::for_each_block_read(reader, readings, reading, each, |offset, source| {
         Error::Read {
             path: path.to_path_buf(),
             offset,
