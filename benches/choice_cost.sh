@@ -26,24 +26,7 @@ if [[ ! -d "$data/cleantext" ]]; then
     exit 1
 fi
 tree="$data/choice-tree"
-if [[ ! -d "$tree" ]]; then
-    python3 - "$data/cleantext" "$tree" <<'EOF'
-import pathlib, sys
-source, tree = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-for path in sorted(source.glob("*.txt")):
-    data = path.read_bytes()
-    folder = tree / path.stem
-    folder.mkdir(parents=True, exist_ok=True)
-    start = 0
-    for k in range(150):  # at most 150 pieces of each source, cut after a newline
-        if start >= len(data):
-            break
-        end = data.find(b"\n", start + 8000)
-        end = len(data) if end < 0 else end + 1
-        (folder / f"{k}.txt").write_bytes(data[start:end])
-        start = end
-EOF
-fi
+[[ -d "$tree" ]] || python3 "$here/make_tree.py" "$data/cleantext" "$tree" --per-source 150 >/dev/null
 for kind in sql dense mojibake; do
     [[ -s "$data/choice-$kind-50m.txt" ]] ||
         python3 "$here/gen_data.py" "$kind" "$data/choice-$kind-50m.txt" 50 >/dev/null
