@@ -176,91 +176,75 @@ fn for_each_block<T: Send>(
             progress.advance(bytes as u64);
         }
     };
-    match input.open(options.mmap, options.block_size)? {
-        Source::Map { map, file } => {
-            let taken = block_ranges(&map, readings, options.block_size)
-                .take_while(|range| !options.done_at(range.start as u64))
-                .filter(|range| options.takes(range.start as u64));
-            in_order_in_parallel(
-                taken,
-                BLOCKS_AHEAD_PER_THREAD,
-                |range: Range<usize>| match process(&map[range.clone()], range.start as u64) {
-                    Ok(result) => Ok((range, result)),
-                    // An error made by a read of lost pages is that the file changed.
-                    Err(error) => Err(still_there(&map, &file, &path, range.end)
-                        .err()
-                        .unwrap_or(error)),
-                },
-                |(range, result)| {
-                    // A result computed from a lost page is never used; nor is what `consume`
-                    // copied out of the block, which it read again: it is checked after too
-                    // (and an error of its own, such as a write of lost pages, is that).
-                    still_there(&map, &file, &path, range.end)?;
-                    let consumed = consume(&map[range.clone()], range.start as u64, result);
-                    still_there(&map, &file, &path, range.end)?;
-                    consumed?;
-                    done(range.len());
-                    // SAFETY: the map is a read-only, file-backed mapping, so dropping its
-                    // pages loses nothing: a page touched again is read back from the file.
-                    // None of these is touched again; dropping them keeps the resident memory
-                    // at a few blocks instead of the whole file. A failure only means they
-                    // stay resident.
-                    let _ = unsafe {
-                        map.map().unchecked_advise_range(
-                            memmap2::UncheckedAdvice::DontNeed,
-                            range.start,
-                            range.len(),
-                        )
-                    };
-                    Ok(())
-                },
-            )
-        }
-        Source::File { file, len } => {
-            let mut read = 0u64;
-            let expected = Some(len);
-            read_blocks(
-                file,
-                expected,
-                readings,
-                options.block_size,
-                &path,
-                |block, base| {
-                    read += block.len() as u64;
-                    if !options.takes(base) {
-                        return Ok(());
-                    }
-                    let result = process(block, base)?;
-                    consume(block, base, result)?;
-                    done(block.len());
-                    Ok(())
-                },
-            )?;
-            // A file that ends early was truncated while it was read.
-            match read < len {
-                true => Err(Error::Changed {
-                    path,
-                    seen: Change::Truncated { len: read },
-                }),
-                false => Ok(()),
+    let (reader, expected): (Box<dyn Read>, Option<u64>) =
+        match input.open(options.mmap, options.block_size)? {
+            Source::Map { map, file } => {
+                let taken = block_ranges(&map, readings, options.block_size)
+                    .take_while(|range| !options.done_at(range.start as u64))
+                    .filter(|range| options.takes(range.start as u64));
+                return in_order_in_parallel(
+                    taken,
+                    BLOCKS_AHEAD_PER_THREAD,
+                    |range: Range<usize>| match process(&map[range.clone()], range.start as u64) {
+                        Ok(result) => Ok((range, result)),
+                        // An error made by a read of lost pages is that the file changed.
+                        Err(error) => Err(still_there(&map, &file, &path, range.end)
+                            .err()
+                            .unwrap_or(error)),
+                    },
+                    |(range, result)| {
+                        // A result computed from a lost page is never used; nor is what `consume`
+                        // copied out of the block, which it read again: it is checked after too
+                        // (and an error of its own, such as a write of lost pages, is that).
+                        still_there(&map, &file, &path, range.end)?;
+                        let consumed = consume(&map[range.clone()], range.start as u64, result);
+                        still_there(&map, &file, &path, range.end)?;
+                        consumed?;
+                        done(range.len());
+                        // SAFETY: the map is a read-only, file-backed mapping, so dropping its
+                        // pages loses nothing: a page touched again is read back from the file.
+                        // None of these is touched again; dropping them keeps the resident memory
+                        // at a few blocks instead of the whole file. A failure only means they
+                        // stay resident.
+                        let _ = unsafe {
+                            map.map().unchecked_advise_range(
+                                memmap2::UncheckedAdvice::DontNeed,
+                                range.start,
+                                range.len(),
+                            )
+                        };
+                        Ok(())
+                    },
+                );
             }
-        }
-        Source::Reader(reader) => read_blocks(
-            reader,
-            None,
-            readings,
-            options.block_size,
-            &path,
-            |block, base| {
-                if !options.takes(base) {
-                    return Ok(());
-                }
-                let result = process(block, base)?;
-                consume(block, base, result)?;
-                done(block.len());
-                Ok(())
-            },
-        ),
+            Source::File { file, len } => (Box::new(file), Some(len)),
+            Source::Reader(reader) => (reader, None),
+        };
+    let mut read = 0u64;
+    read_blocks(
+        reader,
+        expected,
+        readings,
+        options.block_size,
+        &path,
+        |block, base| {
+            read += block.len() as u64;
+            if !options.takes(base) {
+                return Ok(());
+            }
+            let result = process(block, base)?;
+            consume(block, base, result)?;
+            done(block.len());
+            Ok(())
+        },
+    )?;
+    // A file that ends early was truncated while it was read.
+    match expected {
+        Some(len) if read < len => Err(Error::Changed {
+            path,
+            seen: Change::Truncated { len: read },
+        }),
+        _ => Ok(()),
     }
 }
 
