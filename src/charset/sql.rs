@@ -235,37 +235,36 @@ pub fn sql_declarations(dump: &[u8]) -> Vec<SqlDeclaration> {
 /// case).
 pub fn looks_like_sql(head: &[u8]) -> bool {
     let head = head.get(..SQL_CONNECTION_SCAN_LIMIT).unwrap_or(head);
-    let first = head
-        .strip_prefix(b"\xEF\xBB\xBF")
-        .unwrap_or(head)
-        .iter()
-        .find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'<') {
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<') {
         return false;
     }
-    let is_dump_statement = |line: &[u8]| {
-        let line = after_line_opener(line);
-        starts_with_words(line, &["CREATE", "TABLE"])
-            || starts_with_words(line, &["INSERT", "INTO"])
-            || (starts_with_words(line, &["COPY"])
+    // One walk over the lines, found with `memchr` (every file a scan reads is asked this
+    // about its head): a dump statement answers at once; a line that starts with `SET` is
+    // what a connection declaration needs, and only then are the declarations read.
+    let mut sets = false;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', body).chain([body.len()]) {
+        let line = after_line_opener(&body[start..end]);
+        start = end + 1;
+        let copy = || {
+            starts_with_words(line, &["COPY"])
                 && line
                     .trim_ascii_end()
                     .to_ascii_lowercase()
-                    .ends_with(b"from stdin;"))
-    };
-    // Lines found with `memchr`: every file a scan reads is asked this about its head.
-    let mut start = 0;
-    let mut lines = memchr::memchr_iter(b'\n', head)
-        .chain([head.len()])
-        .map(|end| {
-            let line = &head[start..end];
-            start = end + 1;
-            line
-        });
-    lines.any(is_dump_statement)
-        || sql_declarations(head)
-            .iter()
-            .any(|declaration| declaration.place.kind.is_connection())
+                    .ends_with(b"from stdin;")
+        };
+        if starts_with_words(line, &["CREATE", "TABLE"])
+            || starts_with_words(line, &["INSERT", "INTO"])
+            || copy()
+        {
+            return true;
+        }
+        sets |= starts_with_words(line, &["SET"]);
+    }
+    sets && sql_declarations(head)
+        .iter()
+        .any(|declaration| declaration.place.kind.is_connection())
 }
 
 /// The first word of a line that can start a declaration.
