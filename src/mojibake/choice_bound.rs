@@ -155,6 +155,27 @@ impl Bounds {
                     None => break,
                 }
             }
+            // Runs of two-byte characters (the alphabets) take a short loop of their own.
+            while let [lead @ 0xC2..=0xDF, next, ..] = window[at..]
+                && next & 0xC0 == 0x80
+            {
+                let roles = self.two[usize::from(lead - 0xC2) * 64 + usize::from(next & 0x3F)];
+                let starts = previous_leads & roles.continuations;
+                if starts != 0 {
+                    tally.matches(own, scanners, window, previous_at, starts, &may_count);
+                }
+                if lead == 0xC2 && self.controls != 0 && control_at(window, at).is_some() {
+                    tally.controls(self.controls);
+                }
+                (previous_at, previous_leads) = (at, roles.leads);
+                at += 2;
+            }
+            if at >= window.len() {
+                break;
+            }
+            if window[at].is_ascii() {
+                continue;
+            }
             let (roles, len) = self.roles_at(&window[at..]);
             let starts = previous_leads & roles.continuations;
             if starts != 0 {
