@@ -42,8 +42,7 @@ use bstr::ByteSlice;
 use super::classes::{CharClass, SYMBOLS_AFTER_NO_LETTER, Script, class_of, script_of};
 use super::codepage::{ALL, CodePage, ReadingMask, Readings, ReadingsError};
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char};
-use super::plausibility::Strictness;
-use super::plausibility::{Evidence, Verdict};
+use super::plausibility::{Evidence, Strictness, Verdict};
 use super::scanner::{Run, Scanner, Sink};
 
 /// Whether `ch`, repaired under a page other than the Western pair, is text a writer writes.
@@ -344,10 +343,10 @@ impl Scanner {
     /// The other scanner `input`'s evidence chooses, if any.
     ///
     /// Only the readings that could explain more than the best so far are scanned
-    /// ([`Bounds`](super::choice_bound::Bounds)): the first other reading to explain the most still wins, as if every one
-    /// had been scanned. The Western pair refuses no run of its own, so it explains at least
-    /// nothing: a window where no other reading can start a garbled character keeps it
-    /// unscanned.
+    /// ([`Bounds`](super::choice_bound::Bounds)): the first other reading to explain the
+    /// most still wins, as if every one had been scanned. The Western pair refuses no run of
+    /// its own, so it explains at least nothing: a window where no other reading can start a
+    /// garbled character keeps it unscanned.
     pub(crate) fn chosen_for(&self, input: &[u8]) -> Option<&Scanner> {
         let (others, Some(bounds)) = self.others() else {
             return None;

@@ -10,7 +10,9 @@
 //! reading's matcher could succeed; the matcher run there gives the most garbled characters
 //! the reading could explain ([`Bounds::of`]). A reading whose bound cannot beat the best
 //! explained so far need not be scanned, and a window where no reading can start a garbled
-//! character (correct text, in any script, almost always) is not probed at all.
+//! character (correct text, in any script, almost always) is not probed at all. Nor is a
+//! reading all of whose garbled characters the chooser's own reading reads alike: it would
+//! only judge again what that reading's rule has judged.
 //!
 //! A run of C1 controls read back through Windows-1252 counts one garbled character per
 //! control, so every control `controls::control_at` reads adds one to the readings that
@@ -39,7 +41,7 @@ pub(crate) struct Bounds {
     /// Longer characters (the Windows pages' punctuation, box drawings, a few letters),
     /// sorted for bisection.
     longer: Vec<(char, Roles)>,
-    /// The first bytes of the longer characters, as bits: text of scripts no page writes
+    /// Whether some longer character starts with this byte: text of scripts no page writes
     /// (CJK, most of it) is passed over without a search.
     longer_firsts: [bool; 256],
     /// The scanners that read C1 controls back.
