@@ -92,11 +92,13 @@ impl Inspector {
     /// Scans `input` (as a dump, with its tables and columns, when it is one), then surveys its
     /// declared and actual encoding from its start and what the scan counted.
     pub fn inspect(&self, input: &Input) -> Result<Inspection, Error> {
-        if !self.settings.binary && engine::looks_binary(input)? {
+        // One read of the head serves the binary sniff and the dump's header.
+        let head = input.head(engine::SNIFF_LIMIT.max(dump::HEADER_LIMIT))?;
+        if !self.settings.binary && engine::is_binary_head(&head) {
             return Ok(Inspection::SkippedBinary);
         }
         let engine = &self.engine;
-        let dialect = dump::dialect_of(input, self.settings.format)?;
+        let dialect = dump::dialect_in(&head, self.settings.format);
         if self.settings.range.is_some() {
             super::fixer::refuse_range(input, dialect.is_some())?;
         }
@@ -167,11 +169,12 @@ impl Inspector {
     /// Whether `input` holds anything a fix changes (an input skipped as binary holds none),
     /// found as cheaply as it can be: only the count, no survey, no per-column view.
     pub fn holds_any(&self, input: &Input) -> Result<bool, Error> {
-        if !self.settings.binary && engine::looks_binary(input)? {
+        let head = input.head(engine::SNIFF_LIMIT.max(dump::HEADER_LIMIT))?;
+        if !self.settings.binary && engine::is_binary_head(&head) {
             return Ok(false);
         }
         let engine = &self.engine;
-        let counts = match dump::dialect_of(input, self.settings.format)? {
+        let counts = match dump::dialect_in(&head, self.settings.format) {
             Some(dialect) => {
                 let options = dump_options(dialect, &self.settings.schema);
                 let pass = dump::DumpPass {

@@ -272,12 +272,19 @@ pub(crate) fn dialect_of(input: &Input, format: Format) -> Result<Option<SqlDial
     if format == Format::Text {
         return Ok(None);
     }
-    let head = input.head(HEADER_LIMIT)?;
-    Ok(match dialect_from_header(&head) {
-        Some(dialect) => Some(dialect),
-        None if format == Format::Sql => Some(guess_dialect(&head)),
-        None => None,
-    })
+    Ok(dialect_in(&input.head(HEADER_LIMIT)?, format))
+}
+
+/// [`dialect_of`] the input whose first bytes are `head` (all of them, or at least
+/// [`HEADER_LIMIT`]), for a caller that has read them already.
+pub(crate) fn dialect_in(head: &[u8], format: Format) -> Option<SqlDialect> {
+    let head = &head[..head.len().min(HEADER_LIMIT)];
+    match (format, dialect_from_header(head)) {
+        (Format::Text, _) => None,
+        (_, Some(dialect)) => Some(dialect),
+        (Format::Sql, None) => Some(guess_dialect(head)),
+        (_, None) => None,
+    }
 }
 
 /// Tells what the dump `input` is, as [`classify::classify`] tells any input, by the same rule

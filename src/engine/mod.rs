@@ -534,12 +534,13 @@ pub(crate) fn fix_input<W: Write>(
 /// How much of an input the binary sniff looks at.
 pub(crate) const SNIFF_LIMIT: usize = 8192;
 
-/// Looks at the start of an input the way grep does: a NUL byte in the first 8 KiB means
-/// binary, unless the input is UTF-16 or UTF-32 text (by its byte order mark or first
-/// characters). A stream is sniffed in its kept head, so nothing of it is lost.
-pub(crate) fn looks_binary(input: &Input) -> Result<bool, Error> {
-    let head = input.head(SNIFF_LIMIT)?;
-    Ok(memchr::memchr(0, &head).is_some() && !classify::is_wide_unicode(&head))
+/// Whether the input whose first bytes are `head` (all of them, or at least [`SNIFF_LIMIT`])
+/// looks binary, as grep tells: a NUL byte in the first 8 KiB, unless the input is UTF-16 or
+/// UTF-32 text (by its byte order mark or first characters). A stream is sniffed in its kept
+/// head ([`Input::head`]), so nothing of it is lost.
+pub(crate) fn is_binary_head(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(SNIFF_LIMIT)];
+    memchr::memchr(0, head).is_some() && !classify::is_wide_unicode(head)
 }
 
 /// Writes every byte of `input` to `out` (named `out_path` in errors) unchanged: what a
