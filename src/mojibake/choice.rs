@@ -28,7 +28,8 @@
 //! A page is tried only where it could win: one pass over the probe window finds every
 //! garbled character each page could explain, and what it could explain at most
 //! ([`super::choice_bound`]); a page none of whose garbled characters the Western pair reads
-//! otherwise finds nothing the Western rule has not judged, and is not chosen. Correct text,
+//! otherwise (but those its filter below would refuse) finds nothing the Western rule has
+//! not judged, and is not chosen. Correct text,
 //! in any script, is then read through no other page at all, and costs one pass.
 //!
 //! The choice is the buffer's, made on its first lines ([`PROBE_WINDOW`]): a file fed in
@@ -393,7 +394,65 @@ impl Scanner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mojibake::codepage::garble;
     use crate::mojibake::repair;
+    use proptest::prelude::*;
+
+    /// Characters of the scripts the pages serve, the punctuation they garble, and what
+    /// correct text holds that looks garbled.
+    const ALPHABET: &[char] = &[
+        'a', 'Z', ' ', '\n', '\t', '"', ',', 'é', 'È', 'ß', 'ñ', 'Ã', 'Â', '©', '»', '«', '\u{a0}',
+        'ő', 'Ł', 'ž', 'ę', 'ā', 'ı', 'ş', 'п', 'р', 'ё', 'і', 'Ж', 'В', 'λ', 'Ά', 'ώ', '€', '’',
+        '“', '–', '…', '™', '\u{85}', '\u{93}', '♥', '中', '😀',
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The choice scans only the readings whose bound could beat the best so far: no
+        /// reading explains more than its bound, and the choice is the one scanning every
+        /// reading makes, but where the rule drops a reading whose counted garbled
+        /// characters the Western pair all reads alike.
+        #[test]
+        fn no_reading_explains_more_than_its_bound(
+            text in prop::collection::vec(prop::sample::select(ALPHABET), 1..40),
+            through in prop::option::of(0..ALL.len()),
+        ) {
+            let text: String = text.into_iter().collect();
+            let input = match through.and_then(|page| garble(text.as_bytes(), |_| ALL[page])) {
+                Some(garbled) => garbled.into_bytes(),
+                None => text.into_bytes(),
+            };
+            let scanner = Scanner::choosing_any(Strictness::default());
+            let (others, Some(bounds)) = scanner.others() else {
+                panic!("a choosing scanner has others");
+            };
+            let bound = bounds.of(scanner.readings(), others, &input, may_count);
+            // The choice made by scanning every reading.
+            let mut best = explained(&scanner, &input);
+            let mut winner = None;
+            for (bit, other) in others.iter().enumerate() {
+                let explained = explained(other, &input);
+                // Where the bound is used, it holds.
+                prop_assert!(bound[bit] == 0 || explained <= bound[bit],
+                    "{:?}: {} explains {explained} > {}", String::from_utf8_lossy(&input),
+                    other.readings().describe(ReadingMask(u16::MAX)), bound[bit]);
+                if explained > best {
+                    (best, winner) = (explained, Some(bit));
+                }
+            }
+            // The bounded choice is the same, unless the winner's garbled characters that
+            // count are all read alike by the Western pair (its bound is 0 by rule).
+            let chosen = scanner.chosen_for(&input).map(|chosen| {
+                others.iter().position(|other| std::ptr::eq(other, chosen))
+            });
+            match winner {
+                Some(bit) if bound[bit] > 0 => prop_assert_eq!(chosen, Some(Some(bit))),
+                Some(_) => {}
+                None => prop_assert_eq!(chosen, None),
+            }
+        }
+    }
 
     fn fixed(scanner: &Scanner, text: &str) -> String {
         String::from_utf8_lossy(&repair(scanner, text.as_bytes())).into_owned()

@@ -233,6 +233,13 @@ fn looks_like_sql_or_not() {
     assert!(!looks_like_sql(b"<html>\nSET NAMES latin1;\n"));
     assert!(!looks_like_sql(b"Set the table, then create something.\n"));
     assert!(!looks_like_sql(b""));
+    // A statement on the first line, after a byte order mark; and on a last line with no
+    // newline.
+    assert!(looks_like_sql(b"\xEF\xBB\xBFCREATE TABLE t (a int);\n"));
+    assert!(looks_like_sql(b"-- notes\nINSERT INTO t VALUES (1);"));
+    // A line that starts with SET but declares nothing of the connection.
+    assert!(!looks_like_sql(b"SET autocommit = 0;\n"));
+    assert!(looks_like_sql(b"/*!40101 SET NAMES utf8mb4 */;\n"));
 }
 
 #[test]
