@@ -14,6 +14,12 @@ use crate::mojibake::{CodePage, Counts, Readings, Scanner};
 /// or dump, and a SQL dump's table charsets are read this far (the scan itself reads it all).
 const SURVEY_LIMIT: usize = engine::blocks::BLOCK_SIZE;
 
+/// A file shorter than this is read once, whole, with its head (which the binary sniff and
+/// the dump's header need anyway), and scanned from memory: a tree of small files costs one
+/// open and one read per file. At least what those two look at.
+const SMALL_FILE: usize = 64 << 10;
+const _: () = assert!(SMALL_FILE >= engine::SNIFF_LIMIT && SMALL_FILE >= dump::HEADER_LIMIT);
+
 /// What became of one input.
 #[derive(Debug)]
 pub enum Inspection {
@@ -92,13 +98,24 @@ impl Inspector {
     /// Scans `input` (as a dump, with its tables and columns, when it is one), then surveys its
     /// declared and actual encoding from its start and what the scan counted.
     pub fn inspect(&self, input: &Input) -> Result<Inspection, Error> {
-        // One read of the head serves the binary sniff and the dump's header.
-        let head = input.head(engine::SNIFF_LIMIT.max(dump::HEADER_LIMIT))?;
+        // One read of the head serves the binary sniff and the dump's header; a small file's
+        // head is all of it, and the file is scanned from it, not opened again (but a dump,
+        // which a file lets read twice, to name rows by keys declared after them).
+        let head = input.head(SMALL_FILE)?;
         if !self.settings.binary && engine::is_binary_head(&head) {
             return Ok(Inspection::SkippedBinary);
         }
         let engine = &self.engine;
         let dialect = dump::dialect_in(&head, self.settings.format);
+        let whole;
+        let small = input.is_file() && head.len() < SMALL_FILE;
+        let input = match small && dialect.is_none() && self.settings.range.is_none() {
+            true => {
+                whole = Input::in_memory(input.display_path(), head);
+                &whole
+            }
+            false => input,
+        };
         if self.settings.range.is_some() {
             super::fixer::refuse_range(input, dialect.is_some())?;
         }

@@ -48,14 +48,24 @@ impl Input {
 
     /// Bytes already in memory, as a stream named `<bytes>`: its head is the bytes themselves.
     pub fn from_bytes(bytes: impl Into<Vec<u8>>) -> Input {
+        Input::in_memory(PathBuf::from("<bytes>"), bytes.into())
+    }
+
+    /// Bytes already in memory, named `name` in reports and errors: a whole file read once
+    /// (its head held all of it), scanned without opening it again.
+    pub(crate) fn in_memory(name: PathBuf, bytes: Vec<u8>) -> Input {
         let state = State {
             opened: true,
-            head: bytes.into(),
+            head: bytes,
             ended: true,
             ..State::default()
         };
-        let name = StreamSource::Named(PathBuf::from("<bytes>"));
-        Input::Stream(Stream::with_state(name, state))
+        Input::Stream(Stream::with_state(StreamSource::Named(name), state))
+    }
+
+    /// Whether this is a file, read from its path.
+    pub(crate) fn is_file(&self) -> bool {
+        matches!(self, Input::File(_))
     }
 
     /// The input a command-line argument names: `-` is standard input, a path that is not a
