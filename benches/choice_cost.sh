@@ -18,6 +18,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+source "$here/lib.sh"
 data="${DATA:-$root/benches/data}"
 rounds="${ROUNDS:-7}"
 
@@ -35,14 +36,7 @@ done
 (cd "$root" && cargo build --release --quiet)
 now="$root/target/release/undouble"
 
-cpu() { # CPU seconds of one run of "$@", to the microsecond (GNU time rounds to 10 ms)
-    python3 -c '
-import os, subprocess, sys
-child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-_, _, usage = os.wait4(child.pid, 0)
-print(f"{usage.ru_utime + usage.ru_stime:.3f}")' "$@"
-}
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+cpu() { measure "$@" | cut -d" " -f2; } # CPU seconds of one run of "$@"
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 files=$(find "$tree" -type f | wc -l)

@@ -1,4 +1,4 @@
-# Shared by the bench scripts (sourced): installs a missing tool from Debian's packages.
+# Shared by the bench scripts (sourced): installing a missing tool, timing a run, a median.
 
 # need COMMAND PACKAGE: installs PACKAGE when COMMAND is missing (as root), or says what to do.
 need() {
@@ -9,3 +9,18 @@ need() {
     fi
     apt-get update -qq && apt-get install -y -qq "$2" >/dev/null
 }
+
+# measure COMMAND...: prints "WALL CPU" for one run (seconds, to the millisecond; CPU is user +
+# system from the child's rusage, where GNU time would round to 10 ms). Output is discarded.
+measure() {
+    python3 -c '
+import os, subprocess, sys, time
+start = time.monotonic()
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_, _, usage = os.wait4(child.pid, 0)
+print(f"{time.monotonic() - start:.3f} {usage.ru_utime + usage.ru_stime:.3f}")' "$@"
+}
+
+# median: the median of the numbers on standard input (separated by spaces or newlines; the
+# lower middle one of an even count).
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

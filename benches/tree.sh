@@ -38,15 +38,6 @@ undouble="$root/target/release/undouble"
 # The seed's pattern (seed 002: ISO-8859-1 and Windows-1252 double encoding), as bytes.
 pattern='(?-u)\xC3[\x82-\xB4](\xC2[\x80-\xBF]|\xC5[\x92\x93\xA0\xA1\xB8\xBD\xBE]|\xC6\x92|\xCB[\x86\x9C]|\xE2\x80[\x93\x94\x98\x99\x9A\x9C\x9D\x9E\xA0\xA1\xA2\xA6\xB0\xB9\xBA]|\xE2\x82\xAC|\xE2\x84\xA2)'
 
-measure() { # prints "wall cpu" for one run of "$@", to the millisecond
-    python3 -c '
-import os, subprocess, sys, time
-start = time.monotonic()
-child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-_, _, usage = os.wait4(child.pid, 0)
-print(f"{time.monotonic() - start:.3f} {usage.ru_utime + usage.ru_stime:.3f}")' "$@"
-}
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 find "$tree" -type f -exec cat {} + >/dev/null
 echo "tree: $(find "$tree" -type f | wc -l) files, $(du -sh "$tree" | cut -f1)"
