@@ -242,8 +242,9 @@ impl Sink for Explained {
     type Error = Infallible;
 
     fn run(&mut self, _: &[u8], run: &Run<'_>) -> Result<(), Infallible> {
-        // Bytes that are not UTF-8 are read through whichever page scans them: they speak for
-        // none; nor does a character inferred from a lost byte.
+        // Bytes that are not UTF-8 are read alike under every reading of the set
+        // ([`Scanner::with_raw_bytes`]): they speak for none; nor does a character inferred
+        // from a lost byte.
         if run.repaired && !run.is_not_utf8() && !run.is_lost_byte() {
             self.0 += garbled_chars(run);
         }
@@ -477,6 +478,32 @@ mod tests {
             assert!(bound.iter().all(|&b| b == 0), "{text}: {bound:?}");
             assert!(scanner.chosen_for(text.as_bytes()).is_none(), "{text}");
         }
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_read_alike_whichever_reading_is_chosen() {
+        use crate::mojibake::RawBytes;
+        use crate::mojibake::codepage::WINDOWS_1251;
+        // Russian garbled through Windows-1251 chooses that page; the raw `\xE9` beside it is
+        // still Windows-1252's `é` by default, kept with `keep`, and `й` only when asked.
+        let mut input = "Привет: РџСЂРёРІРµС‚, ".as_bytes().to_vec();
+        input.extend(b"Caf\xE9\n");
+        let chooser = || Scanner::choosing_any(Strictness::default());
+        let fixed = |raw| {
+            let scanner = chooser()
+                .with_raw_bytes(raw)
+                .expect("a page the chooser names");
+            assert_eq!(scanner.readings_for(&input), ["cp1251"]);
+            repair(&scanner, &input).into_owned()
+        };
+        assert_eq!(fixed(RawBytes::Auto), "Привет: Привет, Café\n".as_bytes());
+        let mut kept = "Привет: Привет, ".as_bytes().to_vec();
+        kept.extend(b"Caf\xE9\n");
+        assert_eq!(fixed(RawBytes::Keep), kept);
+        assert_eq!(
+            fixed(RawBytes::Through(&WINDOWS_1251)),
+            "Привет: Привет, Cafй\n".as_bytes()
+        );
     }
 
     #[test]

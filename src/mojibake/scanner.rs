@@ -389,8 +389,12 @@ impl Scanner {
         self.controls.is_some()
     }
 
-    /// The scanner with bytes that are not UTF-8 read as `raw` asks.
+    /// The scanner with bytes that are not UTF-8 read as `raw` asks. A scanner that chooses
+    /// each buffer's reading ([`Scanner::choosing`]) reads them alike whichever reading a
+    /// buffer gets: through any page it names, and by default through Windows-1252 (as its
+    /// Western pair does), for bytes that are not UTF-8 are no garbling a reading explains.
     pub fn with_raw_bytes(mut self, raw: RawBytes) -> Result<Scanner, NotAReading> {
+        let choosing = !self.others.is_empty();
         self.raw = match raw {
             RawBytes::Auto => Scanner::new(self.readings.clone(), self.strictness).raw,
             RawBytes::Keep => None,
@@ -400,11 +404,23 @@ impl Scanner {
                     .pages()
                     .iter()
                     .position(|known| std::ptr::eq(*known, page))
-                    .filter(|&bit| self.readings.reads(bit))
+                    .filter(|&bit| choosing || self.readings.reads(bit))
                     .ok_or(NotAReading(page.name))?;
                 Some((page, self.readings.mask(bit).ok_or(NotAReading(page.name))?))
             }
         };
+        if choosing {
+            // Every reading of the set names the same pages, so the mask counts alike.
+            let others: Vec<Scanner> = self
+                .others
+                .iter()
+                .map(|other| Scanner {
+                    raw: self.raw,
+                    ..other.clone()
+                })
+                .collect();
+            self.others = others.into();
+        }
         Ok(self)
     }
 
