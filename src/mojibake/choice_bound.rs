@@ -33,10 +33,16 @@ struct Roles {
     continuations: u16,
 }
 
+/// Where the two-byte character `lead`, `next` sits in [`Bounds::two`].
+#[inline]
+fn two_index(lead: u8, next: u8) -> usize {
+    usize::from(lead - 0xC2) * 64 + usize::from(next & 0x3F)
+}
+
 /// The roles of every character some reading produces, for a set of scanners.
 #[derive(Clone, Debug)]
 pub(crate) struct Bounds {
-    /// Two-byte characters, by their UTF-8 bytes: `(lead - 0xC2) * 64 + (next & 0x3F)`.
+    /// Two-byte characters, by their UTF-8 bytes ([`two_index`]).
     two: Box<[Roles; 30 * 64]>,
     /// Longer characters (the Windows pages' punctuation, box drawings, a few letters),
     /// sorted for bisection.
@@ -66,9 +72,7 @@ impl Bounds {
             }
             for (ch, origin) in scanner.readings().entries() {
                 let roles = match *ch.encode_utf8(&mut utf8).as_bytes() {
-                    [lead, next] => {
-                        &mut bounds.two[usize::from(lead - 0xC2) * 64 + usize::from(next & 0x3F)]
-                    }
+                    [lead, next] => &mut bounds.two[two_index(lead, next)],
                     _ => match bounds.longer.iter().position(|(c, _)| *c == ch) {
                         Some(i) => &mut bounds.longer[i].1,
                         None => {
@@ -92,16 +96,18 @@ impl Bounds {
         bounds
     }
 
-    /// The roles of the character at the start of `bytes` (non-empty, not ASCII), and its
-    /// length; no roles, and one byte, for bytes that are no well-formed UTF-8.
+    /// The roles of the two-byte character `lead`, `next` (a lead `C2..DF` and a continuation
+    /// byte).
     #[inline]
-    fn roles_at(&self, bytes: &[u8]) -> (Roles, usize) {
-        if let [lead @ 0xC2..=0xDF, next, ..] = *bytes
-            && next & 0xC0 == 0x80
-        {
-            let roles = self.two[usize::from(lead - 0xC2) * 64 + usize::from(next & 0x3F)];
-            return (roles, 2);
-        }
+    fn two_byte(&self, lead: u8, next: u8) -> Roles {
+        self.two[two_index(lead, next)]
+    }
+
+    /// The roles of the character at the start of `bytes` (non-empty, neither ASCII nor a
+    /// two-byte character, which [`Bounds::of`] looks up on its own), and its length; no
+    /// roles, and one byte, for bytes that are no well-formed UTF-8.
+    #[inline]
+    fn longer_roles_at(&self, bytes: &[u8]) -> (Roles, usize) {
         let (first, third) = (bytes[0], bytes.get(2).copied());
         if !self.longer_firsts[usize::from(first)]
             && (0xE0..=0xEF).contains(&first)
@@ -161,7 +167,7 @@ impl Bounds {
             while let [lead @ 0xC2..=0xDF, next, ..] = window[at..]
                 && next & 0xC0 == 0x80
             {
-                let roles = self.two[usize::from(lead - 0xC2) * 64 + usize::from(next & 0x3F)];
+                let roles = self.two_byte(lead, next);
                 let starts = previous_leads & roles.continuations;
                 if starts != 0 {
                     tally.matches(own, scanners, window, previous_at, starts, &may_count);
@@ -178,13 +184,11 @@ impl Bounds {
             if window[at].is_ascii() {
                 continue;
             }
-            let (roles, len) = self.roles_at(&window[at..]);
+            // A longer character (C1 controls are two-byte ones, counted above).
+            let (roles, len) = self.longer_roles_at(&window[at..]);
             let starts = previous_leads & roles.continuations;
             if starts != 0 {
                 tally.matches(own, scanners, window, previous_at, starts, &may_count);
-            }
-            if self.controls != 0 && window[at] == 0xC2 && control_at(window, at).is_some() {
-                tally.controls(self.controls);
             }
             (previous_at, previous_leads) = (at, roles.leads);
             at += len;
