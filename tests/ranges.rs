@@ -1,6 +1,7 @@
 //! `--range START-END` through the binary: four ranges cut at arbitrary offsets of a file of
 //! several blocks (inside characters, garbled runs and lines), fixed separately, concatenate
-//! to the whole file's fix; `merge` of their scans gives the whole file's scan; what a range
+//! to the whole file's fix; `merge` of their scans gives the whole file's scan; the same of
+//! dumps, cut inside their values, comments, extended inserts and `COPY` blocks; what a range
 //! cannot read is refused.
 
 mod binary;
@@ -62,6 +63,61 @@ fn without_wording(text: &[u8]) -> Vec<Value> {
     records
 }
 
+/// Fixes `name` in `dir` in the ranges `cuts` make (the first 0, the last past the end) and
+/// scans it in them: the fixes must concatenate to the whole fix (with `fix_args` before the
+/// name), and `merge` of the scans, in any order, give the whole scan.
+fn check_ranges(dir: &Path, name: &str, fix_args: &[&str], cuts: &[usize]) {
+    let args = |more: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = more.iter().map(|a| a.to_string()).collect();
+        args.extend(fix_args.iter().map(|a| a.to_string()));
+        args.push(name.to_owned());
+        args
+    };
+    let run = |args: Vec<String>| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        ok(&args, dir)
+    };
+    let whole = run(args(&["fix"]));
+    let mut joined = Vec::new();
+    let mut parts = Vec::new();
+    // Ranges that found something: each holds blocks of the whole run, not the first all.
+    let mut finding = 0;
+    for (at, pair) in cuts.windows(2).enumerate() {
+        let range = format!("{}-{}", pair[0], pair[1]);
+        joined.extend(run(args(&["fix", "--range", &range])));
+        let scan = ok(
+            &["scan", "--json", "--top", "100000", "--range", &range, name],
+            dir,
+        );
+        let file = &without_wording(&scan)[0];
+        finding += usize::from(file["double_encoded"].as_u64().unwrap_or(0) > 0);
+        let part = format!("{name}.part{at}.jsonl");
+        fs::write(dir.join(&part), scan).unwrap();
+        parts.push(part);
+    }
+    assert!(
+        joined == whole,
+        "{name}: the ranges' fixes differ from the whole fix"
+    );
+    // Three 8 MiB blocks: no more than three ranges hold one.
+    assert!(finding >= 2, "{name}: the first range found all");
+    let scan = ok(&["scan", "--json", name], dir);
+    let dump = without_wording(&scan)[0].get("dump").is_some();
+    assert_eq!(
+        dump,
+        name.ends_with(".sql"),
+        "{name}: read as a dump or not"
+    );
+    // In any order.
+    let mut order: Vec<&str> = parts.iter().map(String::as_str).collect();
+    order.rotate_left(2);
+    order.swap(0, 1);
+    let mut merge = vec!["merge"];
+    merge.extend(order);
+    let merged = ok(&merge, dir);
+    assert_eq!(without_wording(&merged), without_wording(&scan), "{name}");
+}
+
 #[test]
 fn four_ranges_fixed_apart_concatenate_to_the_fix_and_merge_to_the_scan() {
     let dir = tempfile::tempdir().unwrap();
@@ -70,37 +126,122 @@ fn four_ranges_fixed_apart_concatenate_to_the_fix_and_merge_to_the_scan() {
     // Cuts at arbitrary offsets; the first falls inside a two-byte character.
     let first = text.windows(2).position(|w| w == "Ã".as_bytes()).unwrap() + 1;
     let cuts = [0, first + 5_000_000, 9_000_017, 16_777_217, text.len() + 10];
-    let whole = ok(&["fix", "big.txt"], dir.path());
-    let mut joined = Vec::new();
-    let mut parts = Vec::new();
-    for (at, pair) in cuts.windows(2).enumerate() {
-        let range = format!("{}-{}", pair[0], pair[1]);
-        joined.extend(ok(&["fix", "--range", &range, "big.txt"], dir.path()));
-        let scan = ok(
-            &[
-                "scan", "--json", "--top", "100000", "--range", &range, "big.txt",
-            ],
-            dir.path(),
-        );
-        let part = format!("part{at}.jsonl");
-        fs::write(dir.path().join(&part), scan).unwrap();
-        parts.push(part);
+    check_ranges(dir.path(), "big.txt", &[], &cuts);
+}
+
+/// Where `needle` is in `bytes` from `from` on, plus `into`: an offset inside it.
+fn inside(bytes: &[u8], from: usize, needle: &str, into: usize) -> usize {
+    let at = bytes[from..]
+        .windows(needle.len())
+        .position(|w| w == needle.as_bytes())
+        .unwrap();
+    from + at + into
+}
+
+/// A MySQL dump of about 20 MiB as `mariadb-dump` writes one: extended inserts of about a
+/// megabyte a line, a second table defined between the first's rows, comments.
+fn big_mysql_dump() -> Vec<u8> {
+    let mut dump = String::from(
+        "-- MariaDB dump 10.19  Distrib 10.11.6-MariaDB, for debian-linux-gnu (x86_64)\n\
+         /*!40101 SET NAMES latin1 */;\n\
+         CREATE TABLE `t` (\n  `id` int(11) NOT NULL,\n  `name` varchar(200) DEFAULT NULL,\n  \
+         `data` blob,\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=latin1;\n",
+    );
+    let values = [
+        "CafÃ© crÃ¨me, naÃ¯ve â€” Ã¼ber",
+        "clean café 日本語",
+        "it\\'s Ã¢â‚¬â„¢ quoted; (yes),(no)",
+        "ÃƒÂ© twice",
+        "Ð¸",
+    ];
+    let mut id = 0;
+    while dump.len() < 20 << 20 {
+        if id == 150_000 {
+            dump += "/* a comment with CafÃ© in it */;\n\
+                     CREATE TABLE `u` (\n  `k` varchar(9) NOT NULL,\n  `note` text,\n  \
+                     PRIMARY KEY (`k`)\n) DEFAULT CHARSET=latin1;\n\
+                     INSERT INTO `u` VALUES ('a','Ã¼ber'),('b',NULL);\n";
+        }
+        dump += "INSERT INTO `t` VALUES ";
+        for row in 0..20_000 {
+            id += 1;
+            if row > 0 {
+                dump.push(',');
+            }
+            let value = values[id % values.len()];
+            dump += &format!("({id},'{value}',_binary 'Ã©\\0')");
+        }
+        dump += ";\n";
     }
-    assert!(
-        joined == whole,
-        "the ranges' fixes differ from the whole fix"
+    dump.into_bytes()
+}
+
+/// A PostgreSQL dump of about 20 MiB as `pg_dump` writes one: a `COPY` block of more than two
+/// blocks, then another table's.
+fn big_postgres_dump() -> Vec<u8> {
+    let mut dump = String::from(
+        "--\n-- PostgreSQL database dump\n--\n\nSET client_encoding = 'UTF8';\n\
+         CREATE TABLE public.t (\n    id integer NOT NULL,\n    name text,\n    data bytea\n);\n\
+         CREATE TABLE public.u (\n    note text\n);\n\
+         COPY public.t (id, name, data) FROM stdin;\n",
     );
-    let scan = ok(&["scan", "--json", "big.txt"], dir.path());
-    // In any order.
-    let merged = ok(
-        &["merge", &parts[2], &parts[0], &parts[3], &parts[1]],
-        dir.path(),
-    );
-    assert_eq!(without_wording(&merged), without_wording(&scan));
+    let values = [
+        "CafÃ© crÃ¨me, naÃ¯ve â€” Ã¼ber",
+        "clean café 日本語",
+        "line\\nbreak Ã¢â‚¬â„¢ quoted",
+        "\\N",
+        "ÃƒÂ© twice",
+    ];
+    let mut id = 0;
+    while dump.len() < 20 << 20 {
+        id += 1;
+        let value = values[id % values.len()];
+        dump += &format!("{id}\t{value}\t\\\\xc3a9\n");
+    }
+    dump += "\\.\n\nCOPY public.u (note) FROM stdin;\nÐ¸ and Ã¼ber\n\\.\n";
+    dump.into_bytes()
 }
 
 #[test]
-fn a_range_of_a_dump_of_stdin_or_of_two_files_is_refused_and_ranges_must_tile() {
+fn four_ranges_of_a_mysql_dump_cut_inside_its_values_give_the_whole_fix_and_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = big_mysql_dump();
+    fs::write(dir.path().join("dump.sql"), &dump).unwrap();
+    // Inside a two-byte character, a quoted value, and between the tuples of an extended
+    // insert, each a few megabytes on.
+    let cuts = [
+        0,
+        inside(&dump, 3_000_000, "Ã©", 1),
+        inside(&dump, 9_000_000, "'it\\'s", 3),
+        inside(&dump, 15_000_000, "),(", 2),
+        dump.len() + 10,
+    ];
+    check_ranges(
+        dir.path(),
+        "dump.sql",
+        &["--convert-charset", "utf8mb4"],
+        &cuts,
+    );
+}
+
+#[test]
+fn four_ranges_of_a_postgres_dump_cut_inside_a_copy_block_give_the_whole_fix_and_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = big_postgres_dump();
+    fs::write(dir.path().join("dump.sql"), &dump).unwrap();
+    // Inside the COPY block: in a value, after an escape, in a two-byte character.
+    let cuts = [
+        0,
+        inside(&dump, 4_000_000, "CafÃ©", 2),
+        inside(&dump, 9_500_000, "\\nbreak", 1),
+        inside(&dump, 17_000_000, "Ã¼", 1),
+        dump.len() + 10,
+    ];
+    check_ranges(dir.path(), "dump.sql", &[], &cuts);
+}
+
+#[test]
+fn a_range_of_stdin_or_of_two_files_is_refused_and_ranges_must_tile() {
     let dir = tempfile::tempdir().unwrap();
     fs::copy(corpus("dump-sample.sql"), dir.path().join("dump.sql")).unwrap();
     fs::write(dir.path().join("a.txt"), "CafÃ©\n".repeat(10)).unwrap();
@@ -118,12 +259,12 @@ fn a_range_of_a_dump_of_stdin_or_of_two_files_is_refused_and_ranges_must_tile() 
         );
     };
     refused(
-        &["fix", "--range", "0-10", "dump.sql"],
-        "dump.sql: no range of it",
+        &["fix", "--range", "0-10", "-"],
+        "no range of it: standard input",
     );
     refused(
-        &["scan", "--range", "0-10", "dump.sql"],
-        "dump.sql: no range of it",
+        &["scan", "--range", "0-10", "-"],
+        "no range of it: standard input",
     );
     refused(
         &["scan", "--range", "0-10", "a.txt", "dump.sql"],

@@ -299,7 +299,7 @@ impl Fixer {
     pub fn fix(&self, input: &Input, target: Target<'_>) -> Result<FixOutcome, Error> {
         let dialect = dump::dialect_of(input, self.options.settings.format)?;
         if self.options.settings.range.is_some() {
-            refuse_range(input, dialect.is_some())?;
+            refuse_range(input)?;
             if let Target::Path { path, .. } = &target
                 && *path == input.display_path()
             {
@@ -626,16 +626,13 @@ impl Fixer {
     }
 }
 
-/// Refuses a range of what a range cannot be read as: a dump, whose values need the lexer's
-/// state from the start of the file, and standard input, which has no offsets to start at.
-pub(crate) fn refuse_range(input: &Input, dump: bool) -> Result<(), Error> {
-    let what = match (dump, input.is_stdin()) {
-        (true, _) => "a SQL dump is read from its start (use --format text to read it as text)",
-        (false, true) => "standard input has no offsets to start at",
-        (false, false) => return Ok(()),
-    };
-    Err(Error::Usage(format!(
-        "{}: no range of it: {what}",
-        input.display_path().display()
-    )))
+/// Refuses a range of standard input, which has no offsets to start at.
+pub(crate) fn refuse_range(input: &Input) -> Result<(), Error> {
+    match input.is_stdin() {
+        false => Ok(()),
+        true => Err(Error::Usage(format!(
+            "{}: no range of it: standard input has no offsets to start at",
+            input.display_path().display()
+        ))),
+    }
 }

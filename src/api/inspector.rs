@@ -117,7 +117,7 @@ impl Inspector {
             false => input,
         };
         if self.settings.range.is_some() {
-            super::fixer::refuse_range(input, dialect.is_some())?;
+            super::fixer::refuse_range(input)?;
         }
         let (counts, head, tables, kind) = match dialect {
             Some(dialect) => {
@@ -130,8 +130,12 @@ impl Inspector {
                 let (mut tables, head) = dump::scan_dump(&pass, input, SURVEY_LIMIT)?;
                 let counts = std::mem::take(&mut tables.counts);
                 // `fix` judges a dump by its text, leaving its blobs out: asked again only of a
-                // dump that is not UTF-8, and of a file (a stream cannot be read twice).
+                // dump that is not UTF-8, and of a file (a stream cannot be read twice). A
+                // range is judged by the file's head, as the whole file is: what the range
+                // holds says nothing of the file's validity.
+                let ranged = self.settings.range.is_some();
                 let kind = match counts.first_invalid_offset {
+                    _ if ranged => Some(dump::classify(input, &options)?),
                     Some(_) if !input.is_stdin() => Some(dump::classify(input, &options)?),
                     _ => None,
                 };

@@ -89,7 +89,8 @@ pub struct Settings {
     /// Only the bytes of each input from `start` to `end`, as an engine's input split gives
     /// them (default: all): the whole input's blocks that start in the range, each whole, so
     /// that the fixed outputs of any tiling of an input concatenate to its whole fix and
-    /// their counts sum to its counts. Plain text only: a dump is refused.
+    /// their counts sum to its counts. A dump's blocks are lexed from its start, as the whole
+    /// run lexes them, and only those in the range are scanned.
     pub range: Option<std::ops::Range<u64>>,
 }
 

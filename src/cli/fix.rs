@@ -59,7 +59,7 @@ pub(crate) struct FixArgs {
     output_dir: Option<PathBuf>,
     /// Repair only the bytes of one file from START to END (`START-` to its end), as an
     /// input split gives them: whole blocks of the whole file's run, so that the outputs of
-    /// ranges that tile the file concatenate to its fix. Plain text only.
+    /// ranges that tile the file concatenate to its fix. A dump is lexed from its start.
     #[arg(long, value_name = "START-END", value_parser = super::values::parse_range,
           conflicts_with_all = ["in_place", "output_dir", "audit"])]
     range: Option<std::ops::Range<u64>>,

@@ -34,7 +34,8 @@ pub(crate) struct ScanArgs {
     format: FormatArg,
     /// Scan only the bytes of one file from START to END (`START-` to its end), as an input
     /// split gives them: whole blocks of the whole file's run, so that the counts of ranges
-    /// that tile the file sum to its counts (`undouble merge` sums them). Plain text only.
+    /// that tile the file sum to its counts (`undouble merge` sums them). A dump is lexed from
+    /// its start.
     #[arg(long, value_name = "START-END", value_parser = super::values::parse_range)]
     range: Option<std::ops::Range<u64>>,
     #[command(flatten)]

@@ -71,15 +71,18 @@ mod lexer;
 pub(crate) mod report;
 mod schema;
 mod sink;
+#[cfg(test)]
+mod tiling;
 
 use std::io::{self, Write};
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 use std::path::Path;
 use std::sync::{Arc, mpsc};
 
 pub use definitions::Definitions;
 pub use report::{
-    Cell, ColumnRecord, ColumnReport, DumpRecord, DumpReport, RowId, TableRecord, TableReport,
+    BrokenCell, BrokenCellEnds, Cell, ColumnRecord, ColumnReport, DumpRecord, DumpReport, RowId,
+    TableRecord, TableReport,
 };
 pub(crate) use schema::ColumnKind;
 pub use sink::DumpAudit;
@@ -92,6 +95,8 @@ use crate::mojibake::{Counts, RecordedScan, Scanner, ScopedValue};
 use crate::sql::SqlDialect;
 pub use lexer::LexError;
 use lexer::{Lexed, Lexer, Place};
+pub(crate) use report::add_keyed;
+use schema::Schema;
 use sink::{DumpSink, Failed, Findings, TableNames};
 
 /// How an input is read.
@@ -367,6 +372,15 @@ impl BlockLexer {
         }
     }
 
+    /// Where the buffer the next call makes starts in the input, called with the same `base` and
+    /// `last`: after what the last call left unread, if anything.
+    fn next_base(&self, base: u64, last: bool) -> u64 {
+        match self.tail.is_empty() && !last {
+            true => base,
+            false => self.tail_base,
+        }
+    }
+
     /// Lexes `block`, which starts at `base` in the input, into `buffer`, after what the last
     /// call left unread; with `last` (and no block), lexes what is left, to the end. Returns
     /// whether there was anything to lex (`buffer` is left as it was when not).
@@ -384,11 +398,7 @@ impl BlockLexer {
         buffer.bytes.extend_from_slice(&self.tail);
         buffer.bytes.extend_from_slice(block);
         // The final call carries no block: what is left starts at `tail_base`.
-        buffer.base = if self.tail.is_empty() && !last {
-            base
-        } else {
-            self.tail_base
-        };
+        buffer.base = self.next_base(base, last);
         let consumed = self.lexer.lex(&buffer.bytes, last, &mut buffer.lexed)?;
         self.tail.clear();
         self.tail.extend_from_slice(&buffer.bytes[consumed..]);
@@ -453,6 +463,13 @@ fn lexer_for(input: &Input, options: &DumpOptions, names_rows: bool) -> Result<L
 /// Reads the dump and lexes it, buffer by buffer, sending each to `scan`; returns the lexer,
 /// with the schema it read. With `names_rows`, its rows are named by key wherever it can tell
 /// ([`lexer_for`]).
+///
+/// A range ([`EngineOptions::range`]) is read as the whole dump is, from its start: its buffers
+/// are those of the whole run that start in the range, each lexed with the state the whole run
+/// has there (the tables defined before it, the statement or `COPY` block it is in, the rows
+/// read), so that the ranges of a tiling repair and count every value once, as the whole run
+/// does. The buffers before it are lexed, not sent; the reading stops at the first buffer past
+/// it. The rows and cells the returned schema counts are the range's own.
 #[allow(clippy::too_many_arguments)]
 fn read_and_lex(
     scanner: &Scanner,
@@ -471,16 +488,42 @@ fn read_and_lex(
     };
     let lexer = lexer_for(input, options, names_rows)?;
     let mut lexing = BlockLexer::new(lexer);
+    let range = engine.range.clone();
+    let reading = EngineOptions {
+        range: None,
+        ..engine.clone()
+    };
+    // What the lexer had counted when the range began.
+    let mut before: Option<Tallies> = None;
     // Tables of the schema already sent.
     let mut tables_sent = 0;
-    let mut step = |block: &[u8], base: u64, last: bool| -> Result<(), Error> {
+    // A buffer lexed before the range, kept for the next.
+    let mut spare: Option<LexedBuffer> = None;
+    let stopped = std::cell::Cell::new(false);
+    let mut step = |block: &[u8], base: u64, last: bool| -> Result<ControlFlow<()>, Error> {
+        let start = lexing.next_base(base, last);
+        let in_range = match &range {
+            None => true,
+            Some(range) if start >= range.end => {
+                stopped.set(true);
+                return Ok(ControlFlow::Break(()));
+            }
+            Some(range) => start >= range.start,
+        };
+        if in_range && before.is_none() {
+            before = Some(Tallies::of(&lexing.lexer.schema));
+        }
         // A buffer from the pool, or a new one while the pool fills.
-        let mut buffer = recycle.try_recv().unwrap_or_else(|_| LexedBuffer::new());
+        let mut buffer = spare
+            .take()
+            .or_else(|| recycle.try_recv().ok())
+            .unwrap_or_else(LexedBuffer::new);
         let lexed = lexing
             .lex(block, base, last, &mut buffer)
             .map_err(|error| lex_error(&path, error, read_for))?;
-        if !lexed {
-            return Ok(());
+        if !lexed || !in_range {
+            spare = Some(buffer);
+            return Ok(ControlFlow::Continue(()));
         }
         let defined = &lexing.lexer.schema.tables;
         buffer.tables.clear();
@@ -490,17 +533,52 @@ fn read_and_lex(
         tables_sent = defined.len();
         // The scanning side only stops early on an error, which it reports itself.
         send.send(buffer)
-            .map_err(|_| Error::Internal("the dump writer stopped".into()))
+            .map_err(|_| Error::Internal("the dump writer stopped".into()))?;
+        Ok(ControlFlow::Continue(()))
     };
-    let each = |block: &[u8], base: u64| -> Result<(), Error> {
+    let each = |block: &[u8], base: u64| -> Result<ControlFlow<()>, Error> {
         if base == 0 {
             head.extend_from_slice(&block[..block.len().min(head_limit)]);
         }
         step(block, base, false)
     };
-    engine::for_each_block_in_order(input, scanner.readings(), engine, each)?;
-    step(&[], 0, true)?;
-    Ok(lexing.lexer)
+    engine::for_each_block_in_order_while(input, scanner.readings(), &reading, each)?;
+    if !stopped.get() {
+        // The last buffer ends the input: nothing is read after it either way.
+        let _end = step(&[], 0, true)?;
+    }
+    let mut lexer = lexing.lexer;
+    if range.is_some() {
+        let before = before.unwrap_or_else(|| Tallies::of(&lexer.schema));
+        before.take_from(&mut lexer.schema);
+    }
+    Ok(lexer)
+}
+
+/// What the lexer has counted of each table: its rows, and each column's cells and `NULL`s.
+struct Tallies(Vec<(u64, Vec<(u64, u64)>)>);
+
+impl Tallies {
+    fn of(schema: &Schema) -> Tallies {
+        let table = |t: &schema::Table| {
+            (
+                t.rows,
+                t.columns.iter().map(|c| (c.cells, c.nulls)).collect(),
+            )
+        };
+        Tallies(schema.tables.iter().map(table).collect())
+    }
+
+    /// Leaves in `schema` only what it counted after these tallies were taken.
+    fn take_from(&self, schema: &mut Schema) {
+        for (table, (rows, columns)) in schema.tables.iter_mut().zip(&self.0) {
+            table.rows = table.rows.saturating_sub(*rows);
+            for (column, (cells, nulls)) in table.columns.iter_mut().zip(columns) {
+                column.cells = column.cells.saturating_sub(*cells);
+                column.nulls = column.nulls.saturating_sub(*nulls);
+            }
+        }
+    }
 }
 
 /// Where a dump's repair goes: an output (named `path` in errors), and the audit log that
@@ -580,7 +658,10 @@ fn process<W: Write>(
     let consumer = written?;
     let lexer = read?;
     let findings = consumer.finish()?;
-    let report = DumpReport::new(options.dialect, lexer.schema, findings);
+    // A range's report keeps every table it knows of, rows or not, so that the reports of a
+    // tiling list the same tables in the same order and are joined table by table.
+    let every_table = engine.range.is_some();
+    let report = DumpReport::new(options.dialect, lexer.schema, findings, every_table);
     Ok((report, head))
 }
 

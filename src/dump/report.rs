@@ -64,6 +64,27 @@ pub struct DumpReport {
     pub tables: Vec<TableReport>,
     /// Character set declarations rewritten by `--convert-charset`.
     pub charset_edits: u64,
+    /// Of a range ([`crate::Settings::range`]): its first and last cells with a repair.
+    pub broken_cell_ends: Option<BrokenCellEnds>,
+}
+
+/// A value of a dump with a repair, as a range's report names it: the lexer's number for the
+/// value (counted from the dump's start, the same in every range), its table (its place in the
+/// report's list, which a range's report keeps whole) and its column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokenCell {
+    pub cell: u64,
+    pub table: usize,
+    pub column: usize,
+}
+
+/// The first and the last value with a repair in a range of a dump (the first's column too):
+/// a value cut between two ranges is one double-encoded cell, though both ranges count it, and
+/// `merge` takes one off when the earlier range's last is the later range's first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokenCellEnds {
+    pub first: BrokenCell,
+    pub last: u64,
 }
 
 /// A dump's tables and columns as `scan --json` prints them (the `dump` of a `file` record):
@@ -75,6 +96,9 @@ pub struct DumpRecord {
     pub charset_edits: u64,
     pub binary_runs: u64,
     pub tables: Vec<TableRecord>,
+    /// Of a range: its first and last cells with a repair, for `merge`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broken_cell_ends: Option<BrokenCellEnds>,
 }
 
 /// One table of a [`DumpRecord`].
@@ -237,11 +261,19 @@ pub(crate) fn dialect_name(dialect: SqlDialect) -> &'static str {
 }
 
 impl DumpReport {
-    pub(crate) fn new(dialect: SqlDialect, schema: Schema, mut findings: Findings) -> DumpReport {
+    /// The report of what the lexer read into `schema` and the sink found; the tables of the
+    /// `--schema` dumps the dump has no rows for are left out, unless `every_table` is asked.
+    pub(crate) fn new(
+        dialect: SqlDialect,
+        schema: Schema,
+        mut findings: Findings,
+        every_table: bool,
+    ) -> DumpReport {
+        let broken_cell_ends = every_table.then(|| findings.broken_cell_ends()).flatten();
         let mut tables = Vec::with_capacity(schema.tables.len());
         for (t, table) in schema.tables.into_iter().enumerate() {
             let from_schema_dump = t < schema.borrowed;
-            if from_schema_dump && table.rows == 0 {
+            if from_schema_dump && table.rows == 0 && !every_table {
                 continue;
             }
             let primary_key = primary_key_names(&table);
@@ -285,8 +317,9 @@ impl DumpReport {
             dialect,
             counts: findings.counts,
             binary_runs: findings.binary_runs,
-            tables,
             charset_edits: findings.edits,
+            broken_cell_ends,
+            tables,
         }
     }
 
@@ -371,6 +404,7 @@ impl DumpReport {
             charset_edits: self.charset_edits,
             binary_runs: self.binary_runs,
             tables: self.tables.iter().map(table).collect(),
+            broken_cell_ends: self.broken_cell_ends,
         }
     }
 
@@ -464,6 +498,127 @@ impl DumpReport {
         }
         out
     }
+}
+
+impl DumpRecord {
+    /// The dump record of a whole dump from those of its ranges, in input order: what a whole run
+    /// reports. The tables of `--schema` dumps that no range has rows for are left out, as a whole
+    /// run leaves them out.
+    pub fn join(ranges: &[&DumpRecord]) -> Result<DumpRecord, String> {
+        let Some((first, rest)) = ranges.split_first() else {
+            return Err("no range".into());
+        };
+        let mut joined = (*first).clone();
+        for next in rest {
+            joined = join_two(joined, next)?;
+        }
+        joined
+            .tables
+            .retain(|table| !table.from_schema_dump || table.rows > 0);
+        Ok(joined)
+    }
+}
+
+/// The dump record of two ranges of a dump, `so_far` before `next`. The tables of a range's
+/// record are every table defined before its end, in the order they were defined (and their
+/// columns, in theirs): the later range's list goes on from the earlier's, and its view of a
+/// table (the key, the types) is the later one, which a whole run reports. Counts are summed;
+/// the example row is the earlier range's, as the whole run's is the first it met.
+fn join_two(so_far: DumpRecord, next: &DumpRecord) -> Result<DumpRecord, String> {
+    if so_far.dialect != next.dialect {
+        return Err(format!(
+            "read as {} and as {}",
+            so_far.dialect, next.dialect
+        ));
+    }
+    if so_far.tables.len() > next.tables.len() {
+        return Err("a later range knows fewer tables than an earlier one".into());
+    }
+    let mut earlier = so_far.tables.into_iter();
+    let mut tables = Vec::with_capacity(next.tables.len());
+    for later in &next.tables {
+        let Some(before) = earlier.next() else {
+            tables.push(later.clone());
+            continue;
+        };
+        tables.push(join_tables(before, later)?);
+    }
+    // A value cut between the two, with a repair on both sides: one double-encoded cell.
+    let ends = match (so_far.broken_cell_ends, next.broken_cell_ends) {
+        (Some(before), Some(after)) => {
+            let first = after.first;
+            if before.last == first.cell
+                && let Some(column) = tables
+                    .get_mut(first.table)
+                    .and_then(|table| table.columns.get_mut(first.column))
+            {
+                column.double_encoded_cells = column.double_encoded_cells.saturating_sub(1);
+            }
+            Some(BrokenCellEnds {
+                first: before.first,
+                last: after.last,
+            })
+        }
+        (before, after) => before.or(after),
+    };
+    Ok(DumpRecord {
+        dialect: so_far.dialect,
+        charset_edits: so_far.charset_edits + next.charset_edits,
+        binary_runs: so_far.binary_runs + next.binary_runs,
+        tables,
+        broken_cell_ends: ends,
+    })
+}
+
+/// One table of [`DumpRecord::join`].
+fn join_tables(before: TableRecord, later: &TableRecord) -> Result<TableRecord, String> {
+    if before.table != later.table || before.columns.len() > later.columns.len() {
+        return Err(format!(
+            "table {} in one range is {} in the next",
+            before.table, later.table
+        ));
+    }
+    let mut earlier = before.columns.into_iter();
+    let mut columns = Vec::with_capacity(later.columns.len());
+    for column in &later.columns {
+        let Some(c) = earlier.next() else {
+            columns.push(column.clone());
+            continue;
+        };
+        if c.column != column.column {
+            return Err(format!(
+                "column {}.{} in one range is {} in the next",
+                before.table, c.column, column.column
+            ));
+        }
+        columns.push(ColumnRecord {
+            cells: c.cells + column.cells,
+            null_cells: c.null_cells + column.null_cells,
+            double_encoded_cells: c.double_encoded_cells + column.double_encoded_cells,
+            double_encoded: c.double_encoded + column.double_encoded,
+            by_reading: add_keyed(c.by_reading, &column.by_reading),
+            by_layers: add_keyed(c.by_layers, &column.by_layers),
+            left_alone: c.left_alone + column.left_alone,
+            example_row: c.example_row.or_else(|| column.example_row.clone()),
+            ..column.clone()
+        });
+    }
+    Ok(TableRecord {
+        rows: before.rows + later.rows,
+        columns,
+        ..later.clone()
+    })
+}
+
+/// `b`'s counts added to `a`'s, key by key.
+pub(crate) fn add_keyed(
+    mut a: BTreeMap<String, u64>,
+    b: &BTreeMap<String, u64>,
+) -> BTreeMap<String, u64> {
+    for (key, n) in b {
+        *a.entry(key.clone()).or_default() += n;
+    }
+    a
 }
 
 #[cfg(test)]

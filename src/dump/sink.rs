@@ -18,6 +18,7 @@ use std::io::{self, Write};
 use std::ops::Range;
 
 use super::lexer::{Lexed, Place, Value};
+use super::report::{BrokenCell, BrokenCellEnds};
 use super::report::{Cell, RowId, key_names_in_row_order};
 use super::schema::Table;
 use crate::error::Error;
@@ -134,6 +135,21 @@ impl Findings {
                 }
             }
         }
+    }
+
+    /// The first cell with a repaired run (with its table and column) and the last: what a
+    /// range's report carries, so that a cell cut between two ranges counts once when their
+    /// reports are joined, as [`Findings::merge`] counts it once.
+    pub(crate) fn broken_cell_ends(&self) -> Option<BrokenCellEnds> {
+        let (cell, table, column) = self.first_broken_cell?;
+        Some(BrokenCellEnds {
+            first: BrokenCell {
+                cell,
+                table,
+                column,
+            },
+            last: self.last_broken_cell.unwrap_or(cell),
+        })
     }
 
     fn column(&mut self, table: usize, column: usize) -> &mut ColumnFindings {

@@ -9,6 +9,7 @@
 //! [`BLOCK_SIZE`], never on whether it is memory-mapped or read, nor on how reads split it.
 
 use std::io::{self, Read};
+use std::ops::ControlFlow;
 
 use crate::mojibake::Readings;
 
@@ -58,14 +59,14 @@ pub(crate) struct BlockReading {
     pub(crate) expected: Option<u64>,
 }
 
-/// Reads `reader` to the end and calls `each` with every block and its offset in the input,
-/// cut exactly as [`for_each_block_in`] cuts the same bytes. A read error is returned with the
-/// offset reached.
+/// Reads `reader` to the end, or until `each` says to stop, and calls `each` with every block
+/// and its offset in the input, cut exactly as [`for_each_block_in`] cuts the same bytes. A
+/// read error is returned with the offset reached.
 pub(crate) fn for_each_block_read<R: Read, E>(
     mut reader: R,
     readings: &Readings,
     reading: BlockReading,
-    mut each: impl FnMut(&[u8], u64) -> Result<(), E>,
+    mut each: impl FnMut(&[u8], u64) -> Result<ControlFlow<()>, E>,
     read_error: impl Fn(u64, io::Error) -> E,
 ) -> Result<(), E> {
     let block_size = reading.block_size.max(1);
@@ -93,7 +94,9 @@ pub(crate) fn for_each_block_read<R: Read, E>(
             return Ok(());
         }
         let len = next_block_len(&buffer, eof, block_size, readings);
-        each(&buffer[..len], base)?;
+        if each(&buffer[..len], base)?.is_break() {
+            return Ok(());
+        }
         base += len as u64;
         buffer.drain(..len);
     }
@@ -138,7 +141,7 @@ mod tests {
                 reading,
                 |b, at| {
                     from_reader.push((b.to_vec(), at));
-                    Ok(())
+                    Ok(ControlFlow::Continue(()))
                 },
                 |_, e| e,
             );

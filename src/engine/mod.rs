@@ -16,15 +16,16 @@ mod input;
 mod map_guard;
 pub(crate) mod replace;
 #[cfg(test)]
-mod tiling;
+pub(crate) mod tiling;
 pub(crate) mod transcode;
 pub(crate) mod walk;
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 use std::os::unix::fs::MetadataExt;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -162,14 +163,16 @@ enum Source {
 }
 
 /// Runs `process` on every block of `input` (in parallel when the input is mapped) and hands
-/// each result to `consume` in input order, with the block and its offset.
+/// each result to `consume` in input order, with the block and its offset, until `consume`
+/// says to stop: then no block after is read, and no result after is handed on.
 fn for_each_block<T: Send>(
     input: &Input,
     readings: &Readings,
     options: &EngineOptions,
     process: impl Fn(&[u8], u64) -> Result<T, Error> + Sync,
-    mut consume: impl FnMut(&[u8], u64, T) -> Result<(), Error>,
+    mut consume: impl FnMut(&[u8], u64, T) -> Result<ControlFlow<()>, Error>,
 ) -> Result<(), Error> {
+    let stopped = Cell::new(false);
     let path = input.display_path();
     let done = |bytes: usize| {
         if let Some(progress) = &options.progress {
@@ -180,7 +183,7 @@ fn for_each_block<T: Send>(
         match input.open(options.mmap, options.block_size)? {
             Source::Map { map, file } => {
                 let taken = block_ranges(&map, readings, options.block_size)
-                    .take_while(|range| !options.done_at(range.start as u64))
+                    .take_while(|range| !stopped.get() && !options.done_at(range.start as u64))
                     .filter(|range| options.takes(range.start as u64));
                 return in_order_in_parallel(
                     taken,
@@ -193,13 +196,17 @@ fn for_each_block<T: Send>(
                             .unwrap_or(error)),
                     },
                     |(range, result)| {
+                        // Blocks started before the stop are done, and dropped.
+                        if stopped.get() {
+                            return Ok(());
+                        }
                         // A result computed from a lost page is never used; nor is what `consume`
                         // copied out of the block, which it read again: it is checked after too
                         // (and an error of its own, such as a write of lost pages, is that).
                         still_there(&map, &file, &path, range.end)?;
                         let consumed = consume(&map[range.clone()], range.start as u64, result);
                         still_there(&map, &file, &path, range.end)?;
-                        consumed?;
+                        stopped.set(consumed?.is_break());
                         done(range.len());
                         // SAFETY: the map is a read-only, file-backed mapping, so dropping its
                         // pages loses nothing: a page touched again is read back from the file.
@@ -230,17 +237,18 @@ fn for_each_block<T: Send>(
         |block, base| {
             read += block.len() as u64;
             if !options.takes(base) {
-                return Ok(());
+                return Ok(ControlFlow::Continue(()));
             }
             let result = process(block, base)?;
-            consume(block, base, result)?;
+            let flow = consume(block, base, result)?;
+            stopped.set(flow.is_break());
             done(block.len());
-            Ok(())
+            Ok(flow)
         },
     )?;
     // A file that ends early was truncated while it was read.
     match expected {
-        Some(len) if read < len => Err(Error::Changed {
+        Some(len) if read < len && !stopped.get() => Err(Error::Changed {
             path,
             seen: Change::Truncated { len: read },
         }),
@@ -331,6 +339,19 @@ pub(crate) fn for_each_block_in_order(
     options: &EngineOptions,
     mut each: impl FnMut(&[u8], u64) -> Result<(), Error>,
 ) -> Result<(), Error> {
+    for_each_block_in_order_while(input, readings, options, |block, base| {
+        each(block, base).map(ControlFlow::Continue)
+    })
+}
+
+/// [`for_each_block_in_order`] until `each` says to stop: no block after that is read (a
+/// dump's range, which reads no further than it needs).
+pub(crate) fn for_each_block_in_order_while(
+    input: &Input,
+    readings: &Readings,
+    options: &EngineOptions,
+    mut each: impl FnMut(&[u8], u64) -> Result<ControlFlow<()>, Error>,
+) -> Result<(), Error> {
     for_each_block(
         input,
         readings,
@@ -346,7 +367,7 @@ fn read_blocks<R: Read>(
     readings: &Readings,
     block_size: usize,
     path: &Path,
-    each: impl FnMut(&[u8], u64) -> Result<(), Error>,
+    each: impl FnMut(&[u8], u64) -> Result<ControlFlow<()>, Error>,
 ) -> Result<(), Error> {
     let reading = blocks::BlockReading {
         block_size,
@@ -465,7 +486,7 @@ pub(crate) fn scan_input_keeping_head(
                 head.extend_from_slice(&block[..block.len().min(head_limit)]);
             }
             total.merge(counts);
-            Ok(())
+            Ok(ControlFlow::Continue(()))
         },
     )?;
     Ok((total, head))
@@ -524,7 +545,7 @@ pub(crate) fn fix_input<W: Write>(
                 .write_patched(block, &mut out)
                 .map_err(write_error)?;
             total.merge(counts);
-            Ok(())
+            Ok(ControlFlow::Continue(()))
         },
     )?;
     out.flush().map_err(write_error)?;

@@ -24,7 +24,7 @@ fn options(block_size: usize, range: Option<Range<u64>>) -> EngineOptions {
 }
 
 /// What the counts of an input say, in a form two counts can be compared in.
-fn summary(counts: &Counts) -> String {
+pub(crate) fn summary(counts: &Counts) -> String {
     let sequences: Vec<String> = counts
         .top_sequences(usize::MAX)
         .iter()

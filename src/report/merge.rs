@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::records::{ReadError, json_lines, parse};
 use super::{CountsRecord, RangeRecord, ScanRecord, ScanTotal, ScannedFile, SequenceRecord};
+use crate::dump::{DumpRecord, add_keyed};
 use crate::mojibake::counts::first_offsets;
 
 /// Inputs whose sequence lists a merge had to rank without all their sequences.
@@ -233,6 +234,23 @@ fn join_ranges(pieces: &[ScannedFile]) -> Result<ScannedFile, ReadError> {
             file_bytes: so_far.file_bytes.or(next.file_bytes),
         });
     }
+    let dumps: Option<Vec<&DumpRecord>> = sorted.iter().map(|p| p.dump.as_ref()).collect();
+    joined.dump = match dumps {
+        Some(dumps) => Some(DumpRecord::join(&dumps).map_err(|message| ReadError {
+            line: 0,
+            message: format!("the ranges of {}: {message}", joined.path),
+        })?),
+        None if sorted.iter().all(|p| p.dump.is_none()) => None,
+        None => {
+            return Err(ReadError {
+                line: 0,
+                message: format!(
+                    "the ranges of {} were read as a dump and as text: scan them alike",
+                    joined.path
+                ),
+            });
+        }
+    };
     let actual = &mut joined.encoding.survey.actual;
     actual.first_invalid_offset = joined.counts.first_invalid_offset;
     actual.valid_utf8 = actual.first_invalid_offset.is_none();
@@ -241,6 +259,10 @@ fn join_ranges(pieces: &[ScannedFile]) -> Result<ScannedFile, ReadError> {
         && range.file_bytes.is_some_and(|bytes| range.end >= bytes)
     {
         joined.range = None;
+        // What only a range's record carries.
+        if let Some(dump) = &mut joined.dump {
+            dump.broken_cell_ends = None;
+        }
     }
     Ok(joined)
 }
@@ -311,16 +333,6 @@ pub(crate) fn add_counts(a: CountsRecord, b: &CountsRecord) -> CountsRecord {
         lost_bytes_repaired: a.lost_bytes_repaired + b.lost_bytes_repaired,
         lost_byte_offsets: first_offsets(a.lost_byte_offsets, &b.lost_byte_offsets),
     }
-}
-
-pub(crate) fn add_keyed(
-    mut a: BTreeMap<String, u64>,
-    b: &BTreeMap<String, u64>,
-) -> BTreeMap<String, u64> {
-    for (key, n) in b {
-        *a.entry(key.clone()).or_default() += n;
-    }
-    a
 }
 
 /// Two lists summed by garbled bytes (the key scan counts them by), ranked as scan ranks
