@@ -216,8 +216,25 @@ grep -a ERROR "$work/kept.load.err" | cut -c1-300 >&2 || true
 "${client[@]}" --default-character-set=utf8mb4 -N -B dst5 \
     -e 'SELECT id, HEX(v), HEX(t), HEX(m) FROM plain ORDER BY id' >"$work/kept.tsv"
 
+# ---- ranges of a real dump: the table copied, bytes as they are, into as many tables as make
+# a dump of several 8 MiB blocks (each copy a CREATE TABLE between the rows of the others), cut
+# into four ranges inside a character, a quoted value and an extended INSERT's tuples
+say "ranges of a real dump (fix --range, scan --range, merge)"
+copies=$(( 30000000 / $(stat -c %s "$work/dump.sql") + 1 ))
+{
+    echo 'CREATE DATABASE big;'
+    for k in $(seq "$copies"); do
+        echo "CREATE TABLE big.notes_$k LIKE src.notes; INSERT INTO big.notes_$k SELECT * FROM src.notes;"
+    done
+} | "${client[@]}"
+"${dump[@]}" big >"$work/big.sql"
+verdict_ranges=0
+python3 benches/ranges.py --undouble "$undouble" --fix-args='--convert-charset utf8mb4' \
+    "$work/big.sql" || verdict_ranges=1
+
 # ---- the verdicts (the last line of each is `N passed, N failed`)
 verdict=0
+[[ $verdict_ranges -eq 0 ]] || verdict=1
 say "one dump"
 python3 .ci/mariadb_roundtrip.py check "$work/expected.json" "$work/loaded.tsv" \
     "$work/loaded-charsets.tsv" "$work/scan.json" "$work/loaded-checks.tsv" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real PostgreSQL round trip for dump-aware `undouble fix` (issue 5).
+# A real PostgreSQL round trip for dump-aware `undouble fix`.
 #
 # Starts a private PostgreSQL server in a temporary directory (initdb; no TCP, a unix socket
 # there; run as the `postgres` user when we are root, since postgres refuses to run as root;
@@ -155,5 +155,19 @@ for variant in copy inserts; do
     "${psql[@]}" -d "$variant" -A -t -F $'\t' -c "$ddl_query" >"$work/$variant.ddl.tsv"
 done
 
+# ---- ranges of a real dump: the table copied into as many tables as make a dump of several
+# 8 MiB blocks, so that ranges cut inside a COPY block's rows
+say "ranges of a real dump (fix --range, scan --range, merge)"
+copies=$(( 30000000 / $(stat -c %s "$work/copy.dump.sql") + 1 ))
+for k in $(seq "$copies"); do
+    echo "CREATE TABLE public.notes_$k AS SELECT * FROM public.\"Notes\";"
+done | "${psql[@]}" -d src >/dev/null
+"${dump[@]}" src >"$work/big.dump.sql"
+verdict_ranges=0
+python3 benches/ranges.py --undouble "$undouble" "$work/big.dump.sql" || verdict_ranges=1
+
 # ---- the verdict (its last line is `N passed, N failed`)
-python3 .ci/postgres_roundtrip.py check "$work" copy inserts
+status=0
+python3 .ci/postgres_roundtrip.py check "$work" copy inserts || status=1
+[[ $verdict_ranges -eq 0 ]] || status=1
+exit "$status"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# undouble against the alternatives and against the speed limits (issue 6), as whole
+# undouble against the alternatives and against the speed limits, as whole
 # processes: medians of several runs after a warm-up, from the page cache, every ratio taken
 # between two figures measured in the same run.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process speed and memory of the batch engine (issue 3), as medians of several runs
+# Whole-process speed and memory of the batch engine, as medians of several runs
 # from the page cache, each ratio against a baseline measured in the same run.
 #
 # What: generates a 1 GB dump-like file (2% of strings double-encoded) with gen_data.py, then

@@ -26,13 +26,7 @@ need parallel parallel
 
 (cd "$root" && cargo build --release --quiet)
 undouble="$root/target/release/undouble"
-big="$data/mixed-1g.txt"
-if [[ ! -s "$big" ]]; then
-    python3 "$here/gen_data.py" dense "$data/dense-960m.txt" 960
-    python3 "$here/gen_data.py" mojibake "$data/mojibake-64m.txt" 64
-    awk 'NR==FNR { m[NR] = $0; n = NR; next } { print } FNR % 16 == 0 { i = i % n + 1; print m[i] }' \
-        "$data/mojibake-64m.txt" "$data/dense-960m.txt" > "$big"
-fi
+big=$(mixed_file "$data")
 work="$(mktemp -d "$data/parallel.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 

@@ -10,7 +10,7 @@ use std::path::Path;
 use proptest::prelude::*;
 
 use super::{Charset, DumpOptions, DumpOutput, DumpPass, DumpRecord, fix_dump, scan_dump};
-use crate::engine::tiling::summary;
+use crate::engine::tiling::{summary, tiling};
 use crate::engine::{EngineOptions, Input};
 use crate::mojibake::{Counts, Readings, Scanner, Strictness};
 use crate::sql::SqlDialect;
@@ -58,20 +58,6 @@ fn dump(head: &str, pieces: &[&str], chosen: &[usize]) -> Vec<u8> {
         text.push_str(&pieces[piece % pieces.len()].replace("{n}", &(at + 1).to_string()));
     }
     text.into_bytes()
-}
-
-/// The ranges the cuts make of an input, the last open to its end.
-fn tiling(cuts: &[u64]) -> Vec<Range<u64>> {
-    let mut cuts = cuts.to_vec();
-    cuts.sort_unstable();
-    let mut ranges = Vec::new();
-    let mut start = 0;
-    for cut in cuts {
-        ranges.push(start..cut);
-        start = cut;
-    }
-    ranges.push(start..u64::MAX);
-    ranges
 }
 
 /// The repair of the dump `file` (in `dialect`) in `range`, and the scan's report of it, as
@@ -156,20 +142,22 @@ fn every_piece(head: &str, pieces: &[&str]) -> Vec<u8> {
     dump(head, pieces, &chosen)
 }
 
-#[test]
-fn one_cut_at_every_offset_of_a_mysql_dump_tiles() {
-    let bytes = every_piece(MYSQL_HEAD, MYSQL_PIECES);
+/// Checks one cut at every offset of a dump of every piece.
+fn every_cut(head: &str, pieces: &[&str], dialect: SqlDialect) {
+    let bytes = every_piece(head, pieces);
     for cut in 0..=bytes.len() as u64 + 1 {
-        check(&bytes, SqlDialect::MySql, 64, &[cut]);
+        check(&bytes, dialect, 64, &[cut]);
     }
 }
 
 #[test]
+fn one_cut_at_every_offset_of_a_mysql_dump_tiles() {
+    every_cut(MYSQL_HEAD, MYSQL_PIECES, SqlDialect::MySql);
+}
+
+#[test]
 fn one_cut_at_every_offset_of_a_postgres_dump_tiles() {
-    let bytes = every_piece(POSTGRES_HEAD, POSTGRES_PIECES);
-    for cut in 0..=bytes.len() as u64 + 1 {
-        check(&bytes, SqlDialect::PostgreSql, 64, &[cut]);
-    }
+    every_cut(POSTGRES_HEAD, POSTGRES_PIECES, SqlDialect::PostgreSql);
 }
 
 /// Where `needle` is in `bytes`, plus `into`: an offset inside it.

@@ -50,7 +50,7 @@ pub(crate) fn summary(counts: &Counts) -> String {
 }
 
 /// The ranges the cuts make of an input, the last open to its end.
-fn tiling(cuts: &[u64]) -> Vec<Range<u64>> {
+pub(crate) fn tiling(cuts: &[u64]) -> Vec<Range<u64>> {
     let mut cuts = cuts.to_vec();
     cuts.sort_unstable();
     let mut ranges = Vec::new();

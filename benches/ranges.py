@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Checks that byte ranges of one file, fixed and scanned apart, give the whole file's result.
+
+What: cuts FILE into four ranges at offsets that fall inside what the file is made of (a
+multi-byte character, a quoted value, the tuples of an extended INSERT or a line of a COPY
+block, wherever the first of these is found past a quarter, a half and three quarters of the
+file), runs `undouble fix --range` and `undouble scan --json --range` on each, and compares:
+the fixes concatenated with one `undouble fix` of the whole file, byte for byte; `undouble
+merge` of the scans with one `undouble scan --json`, record for record (the survey's wording
+aside: it quotes the counts of the range that read the file's head, docs/scale.md).
+
+Used by the CI round trips on real dumps (.ci/*-roundtrip.sh) and, for its helpers, by the Spark
+job (benches/spark_job.py).
+
+Usage: ranges.py --undouble BIN [--fix-args='--convert-charset utf8mb4'] FILE
+Prints one line per check and exits 1 when one fails.
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# What a cut is looked for inside of, in this order, after each quarter of the file.
+INSIDE = [
+    (b"\xc3", 1),      # the second byte of a two-byte character (most garbled text holds one)
+    (b"'", 2),         # a quoted value
+    (b"),(", 2),       # between the tuples of an extended INSERT
+    (b"\t", 1),        # a field of a COPY row
+]
+
+
+def ranges_of(size: int, count: int) -> list:
+    """`count` ranges that tile a file of `size` bytes, cut at offsets that fall anywhere (in
+    a character, a value, a line): an engine's input splits, made uneven on purpose."""
+    cuts = [0]
+    for i in range(1, count):
+        cuts.append(min(size, size * i // count + (i * 7919) % 4093))
+    cuts.append(size)
+    return [(cuts[i], cuts[i + 1]) for i in range(count)]
+
+
+def cuts_inside(data: bytes, count: int = 4) -> list:
+    """Cuts of `data` into `count` ranges, each inside one of INSIDE, taken in turn."""
+    cuts = [0]
+    for i in range(1, count):
+        start = len(data) * i // count
+        for k in range(len(INSIDE)):
+            needle, into = INSIDE[(i - 1 + k) % len(INSIDE)]
+            at = data.find(needle, start)
+            if at >= 0:
+                start = at + into
+                break
+        cuts.append(max(start, cuts[-1]))
+    cuts.append(len(data))
+    return [(cuts[i], cuts[i + 1]) for i in range(count)]
+
+
+def run(args: list) -> bytes:
+    """Runs undouble: exit status 0 (nothing found) and 1 (found) are both success."""
+    done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if done.returncode not in (0, 1):
+        sys.stderr.write(done.stderr.decode(errors="replace"))
+        raise SystemExit(f"{' '.join(args)}: exit {done.returncode}")
+    return done.stdout
+
+
+def without_wording(text: str) -> list:
+    """A scan's records, but for the survey's wording, which quotes the counts read."""
+    records = [json.loads(line) for line in text.split("\n") if line.strip()]
+    for record in records:
+        encoding = record.get("encoding")
+        if encoding:
+            encoding["diagnostics"] = None
+            if encoding["actual"].get("detected"):
+                encoding["actual"]["detected"]["evidence"] = None
+    return records
+
+
+def check(undouble: str, path: str, fix_args: list, ranges: list, work: Path) -> dict:
+    """The fixes and scans of `ranges` of `path`, against the whole file's."""
+    whole = run([undouble, "fix", "-q", *fix_args, path])
+    joined = b""
+    parts = []
+    found = 0
+    for index, (start, end) in enumerate(ranges):
+        joined += run([undouble, "fix", "-q", *fix_args, "--range", f"{start}-{end}", path])
+        scan = run([undouble, "scan", "--json", "--top", "1000000",
+                    "--range", f"{start}-{end}", path])
+        found += without_wording(scan.decode())[0].get("double_encoded", 0) > 0
+        part = work / f"part{index}.jsonl"
+        part.write_bytes(scan)
+        parts.append(str(part))
+    scan = run([undouble, "scan", "--json", "--top", "1000000", path]).decode()
+    merged = run([undouble, "merge", "--top", "1000000", *reversed(parts)]).decode()
+    return {
+        "bytes": Path(path).stat().st_size,
+        "ranges": ranges,
+        "ranges_that_found_something": found,
+        "read_as_a_dump": "dump" in without_wording(scan)[0],
+        "fix_parts_concatenate_to_the_whole_fix": joined == whole,
+        "merged_scan_equals_the_whole_scan": without_wording(merged) == without_wording(scan),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--undouble", required=True)
+    parser.add_argument("--fix-args", default="",
+                        help="more arguments of fix, in one word: --fix-args='--convert-charset utf8mb4'")
+    parser.add_argument("file")
+    args = parser.parse_args()
+    data = Path(args.file).read_bytes()
+    ranges = cuts_inside(data)
+    with tempfile.TemporaryDirectory() as work:
+        result = check(args.undouble, args.file, args.fix_args.split(), ranges, Path(work))
+    ok = (result["fix_parts_concatenate_to_the_whole_fix"]
+          and result["merged_scan_equals_the_whole_scan"]
+          and result["ranges_that_found_something"] >= 2)
+    for key, value in result.items():
+        print(f"  {key}: {value}")
+    print(f"ranges of {args.file}: {'passed' if ok else 'FAILED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
