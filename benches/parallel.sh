@@ -7,9 +7,7 @@
 #   - `fix -o` as one process (default threads, and -j1), and two `fix -j1 --range` jobs under
 #     `parallel -j2`, each writing its own part; the parts concatenated must equal the whole;
 #   - `scan --json` as one process, and four `scan -j1 --json --range` jobs under
-#     `parallel -j2` followed by `merge`; the merged records must equal the whole run's,
-#     field by field, but for the survey's wording (the message and the detection evidence
-#     quote the counts of the lowest range: see docs/scale.md).
+#     `parallel -j2` followed by `merge`; the merged records must equal the whole run's.
 # Prints the medians, the load average before and after, and the checks.
 #
 # Usage: benches/parallel.sh          (RUNS=5 by default; DATA=benches/data)
@@ -71,19 +69,12 @@ for k in fix fix_j1 fix_parallel scan scan_parallel; do
 done
 echo
 cat "$work"/part.1 "$work"/part.2 | cmp - "$work/whole.txt" && echo "fix: the parts concatenated equal the whole run's output"
-python3 - "$work/whole.jsonl" "$work/merged.jsonl" <<'PY'
-import json, sys
-whole, merged = ([json.loads(line) for line in open(p)] for p in sys.argv[1:3])
-wording = {"message", "evidence"}
-def same(a, b, path):
-    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
-        return all(k in wording or same(a[k], b[k], f"{path}/{k}") for k in a)
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return all(same(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b)))
-    if a != b:
-        print(f"scan: differs at {path}: {a!r} against {b!r}")
-    return a == b
-ok = len(whole) == len(merged) and all(same(a, b, "") for a, b in zip(whole, merged))
-print("scan: merged ranges equal the whole run's records but for the wording" if ok else "scan: DIFFERENT")
+python3 - "$here" "$work/whole.jsonl" "$work/merged.jsonl" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from ranges import records
+whole, merged = (records(open(p).read()) for p in sys.argv[2:4])
+ok = whole == merged
+print("scan: merged ranges equal the whole run's records" if ok else "scan: DIFFERENT")
 sys.exit(0 if ok else 1)
 PY

@@ -7,8 +7,7 @@ What: a large file is cut into byte ranges (one task each, `undouble fix --range
 task writes its part to a shared directory and returns its size and digest; each scan task
 returns its JSON Lines. The driver concatenates the fix parts in order, runs `undouble merge` on
 the scans, and checks both against one `undouble fix` / `undouble scan --json` of the whole:
-byte for byte for the fix, record for record for the scan (the survey's wording aside, which
-quotes the counts of the range that read the file's head: see docs/scale.md).
+byte for byte for the fix, record for record for the scan.
 
 Why Spark and not a loop: this is the way users fan work out over a cluster (the executors
 here run in local mode, `local[N]`, but the tasks, the closures and the shuffle-free collect
@@ -33,7 +32,7 @@ from pathlib import Path
 
 # Driver-side helpers shared with the range check of the CI round trips.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ranges import ranges_of, without_wording  # noqa: E402
+from ranges import ranges_of, records  # noqa: E402
 
 
 def run(args: list) -> subprocess.CompletedProcess:
@@ -166,10 +165,10 @@ def main() -> int:
         result["one_process_scan_s"] = round(time.monotonic() - t0, 2)
 
         same_fix = sha256_of(joined) == sha256_of(whole)
-        same_scan = without_wording(merged) == without_wording(scan)
+        same_scan = records(merged) == records(scan)
         result.update(fix_parts_concatenate_to_the_whole_fix=same_fix,
                       merged_scan_equals_the_whole_scan=same_scan,
-                      double_encoded=without_wording(scan)[-1]["double_encoded"])
+                      double_encoded=records(scan)[-1]["double_encoded"])
         failed |= not (same_fix and same_scan)
         shutil.rmtree(parts, ignore_errors=True)
         for p in (joined, whole):
@@ -189,7 +188,7 @@ def main() -> int:
         result["one_process_tree_scan_s"] = round(time.monotonic() - t0, 2)
         # The walk's order and the tasks' differ: compare the records by path, and the totals.
         def by_path(text):
-            records = without_wording(text)
+            records = records(text)
             files = {r["path"]: r for r in records if r.get("type") == "file"}
             total = [r for r in records if r.get("type") == "total"]
             return files, total

@@ -47,20 +47,13 @@ fn ok(args: &[&str], dir: &Path) -> Vec<u8> {
     output.stdout
 }
 
-/// A scan's records without the survey's wording, which quotes the counts of what was read
-/// (a range's, for a range): the survey's figures themselves are kept.
-fn without_wording(text: &[u8]) -> Vec<Value> {
-    let mut records: Vec<Value> = String::from_utf8_lossy(text)
-        .lines()
+/// A scan's records.
+fn records(text: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(text)
+        .split('\n')
+        .filter(|line| !line.is_empty())
         .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
-    for record in &mut records {
-        if let Some(encoding) = record.get_mut("encoding") {
-            encoding["diagnostics"] = Value::Null;
-            encoding["actual"]["detected"]["evidence"] = Value::Null;
-        }
-    }
-    records
+        .collect()
 }
 
 /// Fixes `name` in `dir` in the ranges `cuts` make (the first 0, the last past the end) and
@@ -89,7 +82,7 @@ fn check_ranges(dir: &Path, name: &str, fix_args: &[&str], cuts: &[usize]) {
             &["scan", "--json", "--top", "100000", "--range", &range, name],
             dir,
         );
-        let file = &without_wording(&scan)[0];
+        let file = &records(&scan)[0];
         finding += usize::from(file["double_encoded"].as_u64().unwrap_or(0) > 0);
         let part = format!("{name}.part{at}.jsonl");
         fs::write(dir.join(&part), scan).unwrap();
@@ -102,7 +95,7 @@ fn check_ranges(dir: &Path, name: &str, fix_args: &[&str], cuts: &[usize]) {
     // Three 8 MiB blocks: no more than three ranges hold one.
     assert!(finding >= 2, "{name}: the first range found all");
     let scan = ok(&["scan", "--json", name], dir);
-    let dump = without_wording(&scan)[0].get("dump").is_some();
+    let dump = records(&scan)[0].get("dump").is_some();
     assert_eq!(
         dump,
         name.ends_with(".sql"),
@@ -115,7 +108,7 @@ fn check_ranges(dir: &Path, name: &str, fix_args: &[&str], cuts: &[usize]) {
     let mut merge = vec!["merge"];
     merge.extend(order);
     let merged = ok(&merge, dir);
-    assert_eq!(without_wording(&merged), without_wording(&scan), "{name}");
+    assert_eq!(records(&merged), records(&scan), "{name}");
 }
 
 #[test]
@@ -127,6 +120,23 @@ fn four_ranges_fixed_apart_concatenate_to_the_fix_and_merge_to_the_scan() {
     let first = text.windows(2).position(|w| w == "Ã".as_bytes()).unwrap() + 1;
     let cuts = [0, first + 5_000_000, 9_000_017, 16_777_217, text.len() + 10];
     check_ranges(dir.path(), "big.txt", &[], &cuts);
+}
+
+#[test]
+fn ranges_of_a_file_whose_first_invalid_byte_lies_deep_inside_merge_to_its_survey() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = big_text();
+    // Bytes that are not UTF-8 past the middle only: the lower ranges find the file valid,
+    // the whole file's survey does not, and tells where.
+    for at in [12_000_003, 18_500_000] {
+        let line = text[at..].iter().position(|&b| b == b'\n').unwrap() + at + 1;
+        text.splice(line..line, b"caf\xe9 cr\xe8me\n".iter().copied());
+    }
+    fs::write(dir.path().join("mixed.txt"), &text).unwrap();
+    let cuts = [0, 4_000_000, 9_000_000, 16_000_000, text.len() + 1];
+    check_ranges(dir.path(), "mixed.txt", &[], &cuts);
+    let scan = records(&ok(&["scan", "--json", "mixed.txt"], dir.path()));
+    assert_eq!(scan[0]["valid_utf8"], Value::Bool(false));
 }
 
 /// Where `needle` is in `bytes` from `from` on, plus `into`: an offset inside it.

@@ -3,7 +3,7 @@
 //! and for a SQL dump its tables and columns. Nothing is written.
 
 use super::{Settings, dump_options, settings_setters};
-use crate::charset::{Confidence, FileFacts, Survey, survey};
+use crate::charset::{Confidence, FileFacts, Survey, SurveyBasis};
 use crate::dump::{self, DumpReport};
 use crate::engine::classify::{self, Basis, TextKind};
 use crate::engine::{self, EngineOptions, Input};
@@ -35,6 +35,9 @@ pub struct Scanned {
     pub counts: Counts,
     /// Its declared and actual encoding.
     pub survey: Survey,
+    /// What the survey read off the file's head, which `merge` finishes with the counts of
+    /// all the ranges of a file ([`SurveyBasis`]).
+    pub survey_basis: SurveyBasis,
     /// What `fix` will do with it when it is not UTF-8, by the rule it judges files with
     /// (`windows-1252 (guess, 0.93): use --transcode`), or that a few stray bytes are kept.
     pub fix: Option<String>,
@@ -176,12 +179,14 @@ impl Inspector {
             non_ascii_chars: counts.non_ascii_chars,
             double_encoded: counts.double_encoded,
         };
-        let survey = survey(&head, &facts);
+        let survey_basis = SurveyBasis::read(&head, facts.first_invalid_offset);
+        let survey = survey_basis.finish(&facts);
         let raw = self.scanner.raw_bytes();
         let fix = kind.and_then(|kind| what_fix_does(&kind, &survey, &facts, raw));
         Ok(Inspection::Scanned(Box::new(Scanned {
             counts,
             survey,
+            survey_basis,
             fix,
             dump: tables,
         })))

@@ -137,7 +137,8 @@ pub use sql::{
     mysql_charset, postgresql_encoding, sql_charset, sql_declarations,
 };
 pub use survey::{
-    ActualBytes, DocumentFormat, FileFacts, SURVEY_HEAD_LIMIT, Survey, SurveyRecord, survey,
+    ActualBytes, BasisDeclaration, DocumentFormat, FileFacts, NotUtf8Basis, SURVEY_HEAD_LIMIT,
+    Survey, SurveyBasis, SurveyRecord, WideBasis, survey,
 };
 pub use suspect::{DEFAULT_SUSPECTS, Decoded, Suspect};
 pub use whatwg::determine_whatwg;

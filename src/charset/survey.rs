@@ -176,105 +176,213 @@ enum Actual {
 ///   `no-encoding` (notice: `binary`/`SQL_ASCII`), `not-declared` (notice: markup or a dump
 ///   that declares nothing).
 pub fn survey(bytes: &[u8], facts: &FileFacts) -> Survey {
-    let head = bytes.get(..SURVEY_HEAD_LIMIT).unwrap_or(bytes);
-    let (bom, head_body) = split_byte_order_mark(head);
-    let format = document_format(head, head_body, bom);
+    SurveyBasis::read(bytes, facts.first_invalid_offset).finish(facts)
+}
 
-    let mut gathered: Vec<Gathered> = bom_declaration(bom).into_iter().collect();
-    let mut storage = Vec::new();
-    match format {
-        DocumentFormat::Markup => {
-            gathered.extend(markup_declarations(head, bom, &PolicyOptions::default()));
+/// What [`survey`] reads off the file's bytes, before the counts of a pass are known: its
+/// format, declarations and storage charsets, its BOM, UTF-16/32 by its first characters, and
+/// the statistical guess from the line of its first invalid byte. [`SurveyBasis::finish`] makes
+/// the survey of it and the [`FileFacts`].
+///
+/// The ranges of a file (`scan --range`) read the same head, so their bases are the file's, but
+/// for the guess, which each reads from the line of its own first invalid byte. `undouble
+/// merge` keeps the basis of the range whose first invalid byte is the file's, finishes it with
+/// the summed facts, and so writes the survey one scan of the whole file writes, word for word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SurveyBasis {
+    pub format: DocumentFormat,
+    /// The declarations of the file's own encoding, in order.
+    pub declared: Vec<BasisDeclaration>,
+    /// A SQL dump's database, table and column charsets.
+    pub storage: Vec<SqlDeclaration>,
+    /// The encoding a leading byte order mark marks, if there is one.
+    pub bom: Option<String>,
+    /// UTF-16 or UTF-32, by the BOM or the first characters.
+    pub wide: Option<WideBasis>,
+    /// How many bytes were read (what the evidence of an ASCII file counts).
+    pub bytes: u64,
+    /// The guess read from the line of the first invalid byte, when there is one.
+    pub not_utf8: Option<NotUtf8Basis>,
+}
+
+/// A declaration of a [`SurveyBasis`], and whether its label declares that the bytes are no
+/// encoding (MySQL `binary`, PostgreSQL `SQL_ASCII`) rather than one this crate does not know:
+/// neither names an encoding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BasisDeclaration {
+    #[serde(flatten)]
+    pub declaration: Declaration,
+    pub no_encoding: bool,
+}
+
+/// UTF-16 or UTF-32 in a [`SurveyBasis`]: the encoding's name, and what showed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WideBasis {
+    pub encoding: String,
+    pub evidence: Option<ByteEvidence>,
+}
+
+/// The statistical guess of a [`SurveyBasis`]: the first invalid byte it was read for, what
+/// its line suggests, and the encoding guessed, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotUtf8Basis {
+    pub invalid_at: u64,
+    pub evidence: ByteEvidence,
+    pub guess: Option<String>,
+}
+
+impl BasisDeclaration {
+    fn of(gathered: Gathered) -> BasisDeclaration {
+        BasisDeclaration {
+            no_encoding: gathered.meaning == LabelMeaning::Uninterpreted,
+            declaration: gathered.declaration,
         }
-        DocumentFormat::Sql => {
-            let (connection, tables): (Vec<_>, Vec<_>) = sql_declarations(bytes)
-                .into_iter()
-                .partition(|sql| sql.place.kind.is_connection());
-            gathered.extend(connection.into_iter().map(Gathered::from_sql));
-            storage = tables;
-        }
-        DocumentFormat::Text => {}
     }
 
-    let (actual, detected) = read_actual(bytes, head_body, bom, facts);
-    let mut diagnostics: Vec<Diagnostic> = gathered.iter().filter_map(Gathered::ignored).collect();
-    let mut double_encoding_told = false;
-    for found in &gathered {
-        let LabelMeaning::Encoding(declared) = found.meaning else {
-            continue;
+    /// The declaration with its meaning again: the encoding it names is found again by name.
+    fn gathered(&self) -> Gathered {
+        let encoding = self.declaration.encoding.as_deref();
+        let meaning = match (
+            encoding.and_then(KnownEncoding::for_label),
+            self.no_encoding,
+        ) {
+            (Some(encoding), _) => LabelMeaning::Encoding(encoding),
+            (None, true) => LabelMeaning::Uninterpreted,
+            (None, false) => LabelMeaning::Unknown,
         };
-        let contradiction = contradiction(&found.declaration, declared, actual, facts);
-        if let Some(diagnostic) = contradiction {
-            double_encoding_told |= matches!(actual, Actual::Utf8) && facts.double_encoded > 0;
-            diagnostics.push(diagnostic);
-        } else if let Some(notice) = guess_differs(&found.declaration, declared, actual) {
-            diagnostics.push(notice);
+        Gathered {
+            declaration: self.declaration.clone(),
+            meaning,
         }
     }
-    if facts.double_encoded > 0 && !double_encoding_told {
-        diagnostics.push(double_encoded(&gathered, &storage, actual, facts));
-    }
-    if gathered.is_empty() && format != DocumentFormat::Text {
-        diagnostics.push(Diagnostic {
-            level: Level::Notice,
-            code: DiagnosticCode::NotDeclared,
-            message: format!(
-                "nothing declares the encoding; the file {}",
-                is(actual, facts)
-            ),
-        });
-    }
+}
 
-    Survey {
-        format,
-        declared: gathered.into_iter().map(|g| g.declaration).collect(),
-        storage,
-        actual: ActualBytes {
-            valid_utf8: facts.first_invalid_offset.is_none(),
-            first_invalid_offset: facts.first_invalid_offset,
-            non_ascii_chars: facts.non_ascii_chars,
+impl SurveyBasis {
+    /// Reads the basis of the file whose first bytes are `bytes` (all of it, or at least
+    /// [`SURVEY_HEAD_LIMIT`]), its first invalid byte at `first_invalid_offset`.
+    pub fn read(bytes: &[u8], first_invalid_offset: Option<u64>) -> SurveyBasis {
+        let head = bytes.get(..SURVEY_HEAD_LIMIT).unwrap_or(bytes);
+        let (bom, head_body) = split_byte_order_mark(head);
+        let format = document_format(head, head_body, bom);
+        let mut gathered: Vec<Gathered> = bom_declaration(bom).into_iter().collect();
+        let mut storage = Vec::new();
+        match format {
+            DocumentFormat::Markup => {
+                gathered.extend(markup_declarations(head, bom, &PolicyOptions::default()));
+            }
+            DocumentFormat::Sql => {
+                let (connection, tables): (Vec<_>, Vec<_>) = sql_declarations(bytes)
+                    .into_iter()
+                    .partition(|sql| sql.place.kind.is_connection());
+                gathered.extend(connection.into_iter().map(Gathered::from_sql));
+                storage = tables;
+            }
+            DocumentFormat::Text => {}
+        }
+        let wide = bom
+            .filter(|bom| bom.is_wide_unicode())
+            .or_else(|| wide_unicode_from_structure(head_body))
+            .and_then(|wide| KnownEncoding::for_label(wide.name()))
+            .map(|wide| WideBasis {
+                encoding: wide.name().to_owned(),
+                evidence: ByteEvidence::wide_unicode(head_body),
+            });
+        let not_utf8 = match (&wide, first_invalid_offset) {
+            (None, Some(invalid_at)) => Some(guess_from_line(bytes, invalid_at)),
+            _ => None,
+        };
+        SurveyBasis {
+            format,
+            declared: gathered.into_iter().map(BasisDeclaration::of).collect(),
+            storage,
             bom: bom.map(|bom| bom.name().to_owned()),
-            detected,
-        },
-        double_encoded: facts.double_encoded,
-        diagnostics,
+            wide,
+            bytes: bytes.len() as u64,
+            not_utf8,
+        }
     }
-}
 
-fn document_format(head: &[u8], head_body: &[u8], bom: Option<Suspect>) -> DocumentFormat {
-    let readings = bom.map_or(DEFAULT_SUSPECTS.to_vec(), |bom| vec![bom]);
-    if !encoding_from_first_chars(head_body, &readings, DEFAULT_WHITESPACE).is_empty() {
-        DocumentFormat::Markup
-    } else if looks_like_sql(head) {
-        DocumentFormat::Sql
-    } else {
-        DocumentFormat::Text
+    /// The survey of the file this basis was read of, whose pass found `facts`.
+    pub fn finish(&self, facts: &FileFacts) -> Survey {
+        let gathered: Vec<Gathered> = self
+            .declared
+            .iter()
+            .map(BasisDeclaration::gathered)
+            .collect();
+        let (actual, detected) = self.actual(facts);
+        let mut diagnostics: Vec<Diagnostic> =
+            gathered.iter().filter_map(Gathered::ignored).collect();
+        let mut double_encoding_told = false;
+        for found in &gathered {
+            let LabelMeaning::Encoding(declared) = found.meaning else {
+                continue;
+            };
+            let contradiction = contradiction(&found.declaration, declared, actual, facts);
+            if let Some(diagnostic) = contradiction {
+                double_encoding_told |= matches!(actual, Actual::Utf8) && facts.double_encoded > 0;
+                diagnostics.push(diagnostic);
+            } else if let Some(notice) = guess_differs(&found.declaration, declared, actual) {
+                diagnostics.push(notice);
+            }
+        }
+        if facts.double_encoded > 0 && !double_encoding_told {
+            diagnostics.push(double_encoded(&gathered, &self.storage, actual, facts));
+        }
+        if gathered.is_empty() && self.format != DocumentFormat::Text {
+            diagnostics.push(Diagnostic {
+                level: Level::Notice,
+                code: DiagnosticCode::NotDeclared,
+                message: format!(
+                    "nothing declares the encoding; the file {}",
+                    is(actual, facts)
+                ),
+            });
+        }
+        Survey {
+            format: self.format,
+            declared: gathered.into_iter().map(|g| g.declaration).collect(),
+            storage: self.storage.clone(),
+            actual: ActualBytes {
+                valid_utf8: facts.first_invalid_offset.is_none(),
+                first_invalid_offset: facts.first_invalid_offset,
+                non_ascii_chars: facts.non_ascii_chars,
+                bom: self.bom.clone(),
+                detected,
+            },
+            double_encoded: facts.double_encoded,
+            diagnostics,
+        }
     }
-}
 
-/// What the bytes are, from the BOM, the first characters, and the caller's facts; a
-/// statistical guess from the line of the first invalid byte on if the file is not UTF-8.
-fn read_actual(
-    bytes: &[u8],
-    head_body: &[u8],
-    bom: Option<Suspect>,
-    facts: &FileFacts,
-) -> (Actual, Option<ByteEvidence>) {
-    let wide = bom
-        .filter(|bom| bom.is_wide_unicode())
-        .or_else(|| wide_unicode_from_structure(head_body));
-    if let Some(wide) = wide.and_then(|wide| KnownEncoding::for_label(wide.name())) {
-        return (Actual::Wide(wide), ByteEvidence::wide_unicode(head_body));
-    }
-    let Some(invalid_at) = facts.first_invalid_offset else {
-        return if facts.non_ascii_chars == 0 {
-            let evidence = (!bytes.is_empty()).then(|| ByteEvidence::ascii(bytes.len() as u64));
-            (Actual::Ascii, evidence)
-        } else {
-            let evidence = ByteEvidence::utf8(facts.non_ascii_chars, "characters");
-            (Actual::Utf8, Some(evidence))
+    /// What the bytes are, from the BOM, the first characters, the guess and the facts.
+    fn actual(&self, facts: &FileFacts) -> (Actual, Option<ByteEvidence>) {
+        if let Some(wide) = &self.wide
+            && let Some(encoding) = KnownEncoding::for_label(&wide.encoding)
+        {
+            return (Actual::Wide(encoding), wide.evidence.clone());
+        }
+        let Some(invalid_at) = facts.first_invalid_offset else {
+            return if facts.non_ascii_chars == 0 {
+                let evidence = (self.bytes > 0).then(|| ByteEvidence::ascii(self.bytes));
+                (Actual::Ascii, evidence)
+            } else {
+                let evidence = ByteEvidence::utf8(facts.non_ascii_chars, "characters");
+                (Actual::Utf8, Some(evidence))
+            };
         };
-    };
+        let (guess, evidence) = match &self.not_utf8 {
+            Some(not_utf8) => (
+                not_utf8.guess.as_deref().and_then(KnownEncoding::for_label),
+                Some(not_utf8.evidence.clone()),
+            ),
+            None => (None, None),
+        };
+        (Actual::NotUtf8 { invalid_at, guess }, evidence)
+    }
+}
+
+/// The statistical guess from the line of the first invalid byte, `invalid_at`, in `bytes`.
+fn guess_from_line(bytes: &[u8], invalid_at: u64) -> NotUtf8Basis {
     let invalid = usize::try_from(invalid_at)
         .unwrap_or(usize::MAX)
         .min(bytes.len());
@@ -290,8 +398,24 @@ fn read_actual(
     let guess = evidence
         .encoding
         .as_deref()
-        .and_then(KnownEncoding::for_label);
-    (Actual::NotUtf8 { invalid_at, guess }, Some(evidence))
+        .and_then(KnownEncoding::for_label)
+        .map(|guess| guess.name().to_owned());
+    NotUtf8Basis {
+        invalid_at,
+        evidence,
+        guess,
+    }
+}
+
+fn document_format(head: &[u8], head_body: &[u8], bom: Option<Suspect>) -> DocumentFormat {
+    let readings = bom.map_or(DEFAULT_SUSPECTS.to_vec(), |bom| vec![bom]);
+    if !encoding_from_first_chars(head_body, &readings, DEFAULT_WHITESPACE).is_empty() {
+        DocumentFormat::Markup
+    } else if looks_like_sql(head) {
+        DocumentFormat::Sql
+    } else {
+        DocumentFormat::Text
+    }
 }
 
 /// `is UTF-8 holding 1,234 double-encoded characters`, `is all ASCII`, ...
@@ -589,5 +713,108 @@ mod tests {
         assert_eq!(json["double_encoded"], 1234);
         assert_eq!(json["diagnostics"][0]["code"], "conflict");
         assert_eq!(json["diagnostics"][0]["level"], "warning");
+    }
+
+    /// The inputs of the tests above, and more: each with the facts of a pass.
+    fn surveyed() -> Vec<(Vec<u8>, FileFacts)> {
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("Hello".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let legacy = b"SET NAMES utf8mb4;\nINSERT INTO t VALUES ('Stra\xDFe, K\xF6ln');\n".to_vec();
+        let invalid = FileFacts {
+            first_invalid_offset: Some(46),
+            ..FileFacts::default()
+        };
+        vec![
+            (dump("latin1").into_bytes(), UTF8),
+            (dump("utf8mb4").into_bytes(), UTF8),
+            (legacy, invalid),
+            (
+                "<html><head><meta charset=iso-8859-1></head><p>\u{E4}".into(),
+                FileFacts {
+                    non_ascii_chars: 1,
+                    ..FileFacts::default()
+                },
+            ),
+            (utf16, FileFacts::default()),
+            (b"SET client_encoding = 'SQL_ASCII';\n".to_vec(), UTF8),
+            (b"SET NAMES klingon;\n".to_vec(), UTF8),
+            (b"just ascii\n".to_vec(), FileFacts::default()),
+            (Vec::new(), FileFacts::default()),
+        ]
+    }
+
+    #[test]
+    fn a_basis_read_back_from_json_finishes_the_same_survey() {
+        for (bytes, facts) in surveyed() {
+            let basis = SurveyBasis::read(&bytes, facts.first_invalid_offset);
+            let json = serde_json::to_string(&basis).unwrap_or_default();
+            let back: Result<SurveyBasis, _> = serde_json::from_str(&json);
+            // As JSON: a guess's level of confidence is not written (its score is).
+            let again = back.as_ref().map(serde_json::to_string);
+            assert!(
+                again.is_ok_and(|again| again.is_ok_and(|a| a == json)),
+                "{json}"
+            );
+            // Finished with other facts, as merge finishes it with the sums of the ranges.
+            let more = FileFacts {
+                non_ascii_chars: facts.non_ascii_chars * 3 + 1,
+                double_encoded: facts.double_encoded * 2 + 5,
+                ..facts
+            };
+            for facts in [facts, more] {
+                let whole = serde_json::to_value(survey(&bytes, &facts)).unwrap_or_default();
+                let finished = back.as_ref().map(|back| back.finish(&facts));
+                let finished = serde_json::to_value(finished.ok()).unwrap_or_default();
+                assert_eq!(finished, whole, "{}", String::from_utf8_lossy(&bytes));
+            }
+        }
+    }
+
+    #[test]
+    fn every_encoding_a_basis_names_is_found_again_by_its_name() {
+        let whatwg = [
+            encoding_rs::UTF_8,
+            encoding_rs::UTF_16LE,
+            encoding_rs::UTF_16BE,
+            encoding_rs::IBM866,
+            encoding_rs::ISO_8859_2,
+            encoding_rs::ISO_8859_8_I,
+            encoding_rs::KOI8_U,
+            encoding_rs::MACINTOSH,
+            encoding_rs::WINDOWS_874,
+            encoding_rs::WINDOWS_1250,
+            encoding_rs::WINDOWS_1252,
+            encoding_rs::WINDOWS_1258,
+            encoding_rs::X_MAC_CYRILLIC,
+            encoding_rs::GBK,
+            encoding_rs::GB18030,
+            encoding_rs::BIG5,
+            encoding_rs::EUC_JP,
+            encoding_rs::ISO_2022_JP,
+            encoding_rs::SHIFT_JIS,
+            encoding_rs::EUC_KR,
+            encoding_rs::X_USER_DEFINED,
+        ];
+        let known = whatwg
+            .into_iter()
+            .map(KnownEncoding::Whatwg)
+            .chain([KnownEncoding::Utf32Le, KnownEncoding::Utf32Be])
+            .chain(
+                [
+                    super::super::oem::OemCodePage::Ibm855,
+                    super::super::oem::OemCodePage::Cp737,
+                ]
+                .map(KnownEncoding::Oem),
+            );
+        for encoding in known {
+            assert_eq!(
+                KnownEncoding::for_label(encoding.name()),
+                Some(encoding),
+                "{}",
+                encoding.name()
+            );
+        }
     }
 }

@@ -93,6 +93,7 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                     let Scanned {
                         counts,
                         survey,
+                        survey_basis,
                         fix,
                         dump: tables,
                     } = *scanned;
@@ -110,6 +111,7 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                                 file_bytes: std::fs::metadata(found.input.display_path())
                                     .ok()
                                     .map(|meta| meta.len()),
+                                survey_basis: Some(survey_basis),
                             }),
                         })))
                     } else {

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::records::{ReadError, json_lines, parse};
 use super::{CountsRecord, RangeRecord, ScanRecord, ScanTotal, ScannedFile, SequenceRecord};
+use crate::charset::FileFacts;
 use crate::dump::{DumpRecord, add_keyed};
 use crate::mojibake::counts::first_offsets;
 
@@ -232,6 +233,7 @@ fn join_ranges(pieces: &[ScannedFile]) -> Result<ScannedFile, ReadError> {
             start: so_far.start,
             end: next.end,
             file_bytes: so_far.file_bytes.or(next.file_bytes),
+            survey_basis: None,
         });
     }
     let dumps: Option<Vec<&DumpRecord>> = sorted.iter().map(|p| p.dump.as_ref()).collect();
@@ -251,9 +253,7 @@ fn join_ranges(pieces: &[ScannedFile]) -> Result<ScannedFile, ReadError> {
             });
         }
     };
-    let actual = &mut joined.encoding.survey.actual;
-    actual.first_invalid_offset = joined.counts.first_invalid_offset;
-    actual.valid_utf8 = actual.first_invalid_offset.is_none();
+    finish_survey(&mut joined, &sorted);
     if let Some(range) = &joined.range
         && range.start == 0
         && range.file_bytes.is_some_and(|bytes| range.end >= bytes)
@@ -265,6 +265,41 @@ fn join_ranges(pieces: &[ScannedFile]) -> Result<ScannedFile, ReadError> {
         }
     }
     Ok(joined)
+}
+
+/// The survey of the record `joined` of the ranges `pieces`: the basis of the range that holds
+/// the file's first invalid byte (the lowest range when none does), finished with the summed
+/// facts, as one scan of the file surveys it; and that range's `fix`, which the file's head and
+/// its first invalid byte decide. Ranges without a basis (written before ranges carried one)
+/// keep the lowest range's wording with the summed figures.
+fn finish_survey(joined: &mut ScannedFile, pieces: &[&ScannedFile]) {
+    let facts = FileFacts {
+        first_invalid_offset: joined.counts.first_invalid_offset,
+        non_ascii_chars: joined.encoding.survey.actual.non_ascii_chars,
+        double_encoded: joined.encoding.survey.double_encoded,
+    };
+    let holder = pieces
+        .iter()
+        .find(|p| {
+            facts.first_invalid_offset.is_some()
+                && p.counts.first_invalid_offset == facts.first_invalid_offset
+        })
+        .or(pieces.first());
+    let basis = holder.and_then(|p| p.range.as_ref()?.survey_basis.as_ref());
+    match (holder, basis) {
+        (Some(holder), Some(basis)) => {
+            joined.encoding.survey = basis.finish(&facts);
+            joined.encoding.fix = holder.encoding.fix.clone();
+            if let Some(range) = &mut joined.range {
+                range.survey_basis = Some(basis.clone());
+            }
+        }
+        _ => {
+            let actual = &mut joined.encoding.survey.actual;
+            actual.first_invalid_offset = facts.first_invalid_offset;
+            actual.valid_utf8 = facts.first_invalid_offset.is_none();
+        }
+    }
 }
 
 /// Whether a record's lists hold every sequence it counted.

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::charset::{Determination, SurveyRecord};
+use crate::charset::{Determination, SurveyBasis, SurveyRecord};
 use crate::dump::DumpRecord;
 pub use crate::format::{count, hex, thousands, visible, visible_bytes};
 use crate::mojibake::counts::SequenceCount;
@@ -162,6 +162,10 @@ pub struct RangeRecord {
     pub end: u64,
     /// The size of the file, or `null` when it could not be known.
     pub file_bytes: Option<u64>,
+    /// What the survey read off the file's head: `merge` finishes it with the summed counts
+    /// of the ranges, so that the merged survey is the whole file's, word for word.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub survey_basis: Option<SurveyBasis>,
 }
 
 /// The totals of a scan.
