@@ -188,9 +188,9 @@ def main() -> int:
         result["one_process_tree_scan_s"] = round(time.monotonic() - t0, 2)
         # The walk's order and the tasks' differ: compare the records by path, and the totals.
         def by_path(text):
-            records = records(text)
-            files = {r["path"]: r for r in records if r.get("type") == "file"}
-            total = [r for r in records if r.get("type") == "total"]
+            found = records(text)
+            files = {r["path"]: r for r in found if r.get("type") == "file"}
+            total = [r for r in found if r.get("type") == "total"]
             return files, total
         mine, theirs = by_path(merged), by_path(scan)
         same_tree = mine == theirs
