@@ -809,3 +809,90 @@ fn fuzz_sql_head() {
         dump::dialect_from_header(input);
     });
 }
+
+// ---------------------------------------------------------------------------------------------
+// `scan --json` records, as `merge` reads them from other machines.
+
+const JSON_TOKENS: &[&[u8]] = &[
+    b"{\"type\":\"file\",",
+    b"{\"type\":\"total\",",
+    b"{\"type\":\"header\"}",
+    b"\"range\":{\"start\":0,\"end\":18446744073709551615,\"file_bytes\":null}",
+    b"\"range\":{\"start\":5,\"end\":7,\"file_bytes\":7,",
+    b"\"broken_cell_ends\":{\"first\":{\"cell\":3,\"table\":99,\"column\":4},\"last\":3}",
+    b"\"survey_basis\":{\"format\":\"sql\",\"declared\":[],\"storage\":[],\"bom\":null,\"wide\":null,\"bytes\":0,\"not_utf8\":null}",
+    b"\"not_utf8\":{\"invalid_at\":4,\"evidence\":{\"encoding\":\"windows-1252\",\"method\":\"statistical\",\"guess\":true,\"confidence\":0.5,\"evidence\":\"x\"},\"guess\":\"replacement\"}",
+    b"\"wide\":{\"encoding\":\"UTF-32BE\",\"evidence\":null}",
+    b"\"no_encoding\":true",
+    b"\"tables\":[]",
+    b"\"columns\":[]",
+    b"\"path\":\"a\"",
+    b"\"first_invalid_offset\":0",
+    b"18446744073709551615",
+    b"-1",
+    b"null",
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b",",
+    b":",
+    b"\"",
+    b"\n",
+    b"\\u2028",
+];
+
+/// `scan --json` outputs of the corpus, whole and in ranges (dumps among them), from the
+/// built binary: what `merge` is given.
+fn scan_seeds() -> Vec<Vec<u8>> {
+    let binary = env!("CARGO_BIN_EXE_undouble");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut seeds = Vec::new();
+    for file in ["corpus/dump-sample.sql", "corpus/clean-multilingual.txt"] {
+        for range in [None, Some("0-300"), Some("300-")] {
+            let mut command = std::process::Command::new(binary);
+            command.args(["scan", "--json", "--top", "1000"]);
+            if let Some(range) = range {
+                command.args(["--range", range]);
+            }
+            if let Ok(output) = command.arg(root.join(file)).output() {
+                seeds.push(output.stdout);
+            }
+        }
+    }
+    seeds
+}
+
+/// Random records, the fields of a file record among them.
+fn json_fragments(rng: &mut Rng) -> Vec<u8> {
+    let mut out = Vec::new();
+    for _ in 0..1 + rng.below(12) {
+        let token = *rng.pick(JSON_TOKENS);
+        out.extend_from_slice(token);
+    }
+    out
+}
+
+#[test]
+fn fuzz_merge() {
+    Target {
+        name: "merge",
+        inputs: 3_000,
+        seeds: scan_seeds(),
+        dictionary: JSON_TOKENS,
+        generate: json_fragments,
+    }
+    .fuzz(|input| {
+        // Two parts, cut at a line: the ranges of one file, or two machines' outputs.
+        let half = input.len() / 2;
+        let cut = memchr::memchr(b'\n', &input[half..]).map_or(input.len(), |at| half + at + 1);
+        let mut merge = undouble::report::merge::ScanMerge::new(5);
+        let _ = merge.read("one", &String::from_utf8_lossy(&input[..cut]));
+        let _ = merge.read("two", &String::from_utf8_lossy(&input[cut..]));
+        if let Ok(records) = merge.records() {
+            for record in &records {
+                undouble::report::json_line(record);
+            }
+        }
+    });
+}
