@@ -232,6 +232,19 @@ fn four_ranges_of_a_mysql_dump_cut_inside_its_values_give_the_whole_fix_and_scan
         &["--convert-charset", "utf8mb4"],
         &cuts,
     );
+    // Read, not mapped: the first range stops reading after its last buffer, and that is no
+    // truncation of the file.
+    let range = format!("0-{}", cuts[1]);
+    let fix = |more: &[&str]| {
+        let mut args = vec!["fix", "--convert-charset", "utf8mb4", "--range", &range];
+        args.extend_from_slice(more);
+        args.push("dump.sql");
+        ok(&args, dir.path())
+    };
+    assert!(
+        fix(&["--no-mmap"]) == fix(&[]),
+        "the first range, read and mapped"
+    );
 }
 
 #[test]
