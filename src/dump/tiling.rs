@@ -6,10 +6,13 @@
 use std::io::Write;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
 use proptest::prelude::*;
 
-use super::{Charset, DumpOptions, DumpOutput, DumpPass, DumpRecord, fix_dump, scan_dump};
+use super::{
+    Charset, Definitions, DumpOptions, DumpOutput, DumpPass, DumpRecord, fix_dump, scan_dump,
+};
 use crate::engine::tiling::{summary, tiling};
 use crate::engine::{EngineOptions, Input};
 use crate::mojibake::{Counts, Readings, Scanner, Strictness};
@@ -60,21 +63,26 @@ fn dump(head: &str, pieces: &[&str], chosen: &[usize]) -> Vec<u8> {
     text.into_bytes()
 }
 
-/// The repair of the dump `file` (in `dialect`) in `range`, and the scan's report of it, as
+/// How the dumps are read: charsets converted (so that the DDL's edits are tiled too), and the
+/// tables of `schema` dumps, if any.
+fn options(dialect: SqlDialect, schema: Option<Arc<Definitions>>) -> DumpOptions {
+    DumpOptions {
+        dialect,
+        convert_charset: Some(Charset::Utf8mb4),
+        schema,
+        keep_charset: true,
+    }
+}
+
+/// The repair of the dump `file` (read with `options`) in `range`, and the scan's report of it, as
 /// `scan --json` writes it, with the counts.
 fn run(
     file: &Path,
-    dialect: SqlDialect,
+    options: &DumpOptions,
     block_size: usize,
     range: Option<Range<u64>>,
 ) -> (Vec<u8>, DumpRecord, Counts) {
     let scanner = scanner();
-    let options = DumpOptions {
-        dialect,
-        convert_charset: Some(Charset::Utf8mb4),
-        schema: None,
-        keep_charset: true,
-    };
     let engine = EngineOptions {
         range,
         block_size,
@@ -82,7 +90,7 @@ fn run(
     };
     let pass = DumpPass {
         scanner: &scanner,
-        options: &options,
+        options,
         engine: &engine,
     };
     let input = Input::from_arg(file);
@@ -100,18 +108,18 @@ fn run(
 }
 
 /// Checks the tiling property for the dump `bytes` cut at `cuts`.
-fn check(bytes: &[u8], dialect: SqlDialect, block_size: usize, cuts: &[u64]) {
+fn check(bytes: &[u8], options: &DumpOptions, block_size: usize, cuts: &[u64]) {
     // A file: a scan reads it twice, for the keys a dump declares after its data.
     let mut file = tempfile::NamedTempFile::new().unwrap();
     file.write_all(bytes).unwrap();
     file.flush().unwrap();
     let file = file.path();
-    let (whole, record, counts) = run(file, dialect, block_size, None);
+    let (whole, record, counts) = run(file, options, block_size, None);
     let mut joined = Vec::new();
     let mut records = Vec::new();
     let mut sum = Counts::default();
     for range in tiling(cuts) {
-        let (fixed, part, counts) = run(file, dialect, block_size, Some(range));
+        let (fixed, part, counts) = run(file, options, block_size, Some(range));
         joined.extend(fixed);
         records.push(part);
         sum.merge(counts);
@@ -146,7 +154,7 @@ fn every_piece(head: &str, pieces: &[&str]) -> Vec<u8> {
 fn every_cut(head: &str, pieces: &[&str], dialect: SqlDialect) {
     let bytes = every_piece(head, pieces);
     for cut in 0..=bytes.len() as u64 + 1 {
-        check(&bytes, dialect, 64, &[cut]);
+        check(&bytes, &options(dialect, None), 64, &[cut]);
     }
 }
 
@@ -178,7 +186,7 @@ fn ranges_that_start_and_end_inside_what_a_dump_is_made_of() {
         inside(&mysql, "over two lines", 3),
     ];
     for block_size in [16, 64, 200] {
-        check(&mysql, SqlDialect::MySql, block_size, &cuts);
+        check(&mysql, &options(SqlDialect::MySql, None), block_size, &cuts);
     }
     let postgres = every_piece(POSTGRES_HEAD, POSTGRES_PIECES);
     // Inside a COPY block's rows (in a value, after an escape) and its header, a comment, and a
@@ -191,7 +199,46 @@ fn ranges_that_start_and_end_inside_what_a_dump_is_made_of() {
         inside(&postgres, "''quoted''", 2),
     ];
     for block_size in [16, 64, 200] {
-        check(&postgres, SqlDialect::PostgreSql, block_size, &cuts);
+        check(
+            &postgres,
+            &options(SqlDialect::PostgreSql, None),
+            block_size,
+            &cuts,
+        );
+    }
+}
+
+/// A dump of data only, read with the tables of a dump of its schema (`--schema`): one of them
+/// has rows, one has none, and the data dump defines a table of its own.
+#[test]
+fn ranges_of_a_data_only_dump_read_with_its_schema_tile() {
+    let mut schema_file = tempfile::NamedTempFile::new().unwrap();
+    schema_file
+        .write_all(
+            "-- MariaDB dump 10.19\n\
+             CREATE TABLE `t` (\n  `id` int NOT NULL,\n  `name` text,\n  PRIMARY KEY (`id`)\n) DEFAULT CHARSET=utf8mb4;\n\
+             CREATE TABLE `unused` (\n  `note` text\n) DEFAULT CHARSET=utf8mb4;\n"
+                .as_bytes(),
+        )
+        .unwrap();
+    schema_file.flush().unwrap();
+    let readings = Readings::western();
+    let paths = [schema_file.path().to_path_buf()];
+    let definitions = Definitions::read(&paths, &readings, &EngineOptions::default())
+        .unwrap()
+        .map(Arc::new);
+    assert!(definitions.is_some());
+    let mut data = String::from("-- MariaDB dump 10.19\n");
+    for n in 1..=12 {
+        data += &format!("INSERT INTO `t` VALUES ({n},'CafÃ© {n}'),({n}00,'clean {n}');\n");
+        if n == 6 {
+            data += "CREATE TABLE `own` (\n  `v` text\n) DEFAULT CHARSET=utf8mb4;\n\
+                     INSERT INTO `own` VALUES ('Ã¼ber'),(NULL);\n";
+        }
+    }
+    let options = options(SqlDialect::MySql, definitions);
+    for cut in 0..=data.len() as u64 + 1 {
+        check(data.as_bytes(), &options, 48, &[cut]);
     }
 }
 
@@ -212,6 +259,6 @@ proptest! {
         let bytes = dump(head, pieces, &chosen);
         let len = bytes.len() as u64 + 2;
         let cuts: Vec<u64> = cuts.iter().map(|cut| cut % len).collect();
-        check(&bytes, dialect, block_size, &cuts);
+        check(&bytes, &options(dialect, None), block_size, &cuts);
     }
 }
