@@ -17,7 +17,8 @@
 # file and 500 files per task, and prints its JSON: the timings of the Spark job and of one
 # process, and the checks. Exits 1 when a check fails.
 #
-# Usage: benches/spark.sh     (RANGES=8, TREE_FILES=50000, DATA=benches/data, MASTER=local[2])
+# Usage: benches/spark.sh     (RANGES=8, TREE_FILES=50000, DATA=benches/data, MASTER=local[2],
+#                              SPARK_VENV=$DATA/spark-venv)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,7 +31,7 @@ mkdir -p "$data"
 
 source "$here/lib.sh"
 need java openjdk-17-jre-headless
-venv="$data/spark-venv"
+venv="${SPARK_VENV:-$data/spark-venv}"
 if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'import pyspark' 2>/dev/null; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q 'pyspark==3.5.3'
