@@ -499,15 +499,11 @@ fn read_and_lex(
     let mut tables_sent = 0;
     // A buffer lexed before the range, kept for the next.
     let mut spare: Option<LexedBuffer> = None;
-    let stopped = std::cell::Cell::new(false);
     let mut step = |block: &[u8], base: u64, last: bool| -> Result<ControlFlow<()>, Error> {
         let start = lexing.next_base(base, last);
         let in_range = match &range {
             None => true,
-            Some(range) if start >= range.end => {
-                stopped.set(true);
-                return Ok(ControlFlow::Break(()));
-            }
+            Some(range) if start >= range.end => return Ok(ControlFlow::Break(())),
             Some(range) => start >= range.start,
         };
         if in_range && before.is_none() {
@@ -542,8 +538,8 @@ fn read_and_lex(
         }
         step(block, base, false)
     };
-    engine::for_each_block_in_order_while(input, scanner.readings(), &reading, each)?;
-    if !stopped.get() {
+    let read = engine::for_each_block_in_order_while(input, scanner.readings(), &reading, each)?;
+    if read.is_continue() {
         // The last buffer ends the input: nothing is read after it either way.
         let _end = step(&[], 0, true)?;
     }

@@ -164,14 +164,15 @@ enum Source {
 
 /// Runs `process` on every block of `input` (in parallel when the input is mapped) and hands
 /// each result to `consume` in input order, with the block and its offset, until `consume`
-/// says to stop: then no block after is read, and no result after is handed on.
+/// says to stop: then no block after is read, and no result after is handed on. Says whether
+/// it stopped so.
 fn for_each_block<T: Send>(
     input: &Input,
     readings: &Readings,
     options: &EngineOptions,
     process: impl Fn(&[u8], u64) -> Result<T, Error> + Sync,
     mut consume: impl FnMut(&[u8], u64, T) -> Result<ControlFlow<()>, Error>,
-) -> Result<(), Error> {
+) -> Result<ControlFlow<()>, Error> {
     let stopped = Cell::new(false);
     let path = input.display_path();
     let done = |bytes: usize| {
@@ -185,7 +186,7 @@ fn for_each_block<T: Send>(
                 let taken = block_ranges(&map, readings, options.block_size)
                     .take_while(|range| !stopped.get() && !options.done_at(range.start as u64))
                     .filter(|range| options.takes(range.start as u64));
-                return in_order_in_parallel(
+                in_order_in_parallel(
                     taken,
                     BLOCKS_AHEAD_PER_THREAD,
                     |range: Range<usize>| match process(&map[range.clone()], range.start as u64) {
@@ -222,7 +223,8 @@ fn for_each_block<T: Send>(
                         };
                         Ok(())
                     },
-                );
+                )?;
+                return Ok(flow_of(&stopped));
             }
             Source::File { file, len } => (Box::new(file), Some(len)),
             Source::Reader(reader) => (reader, None),
@@ -252,7 +254,15 @@ fn for_each_block<T: Send>(
             path,
             seen: Change::Truncated { len: read },
         }),
-        _ => Ok(()),
+        _ => Ok(flow_of(&stopped)),
+    }
+}
+
+/// Whether a block loop stopped early.
+fn flow_of(stopped: &Cell<bool>) -> ControlFlow<()> {
+    match stopped.get() {
+        true => ControlFlow::Break(()),
+        false => ControlFlow::Continue(()),
     }
 }
 
@@ -342,16 +352,17 @@ pub(crate) fn for_each_block_in_order(
     for_each_block_in_order_while(input, readings, options, |block, base| {
         each(block, base).map(ControlFlow::Continue)
     })
+    .map(|_| ())
 }
 
 /// [`for_each_block_in_order`] until `each` says to stop: no block after that is read (a
-/// dump's range, which reads no further than it needs).
+/// dump's range, which reads no further than it needs). Says whether `each` stopped it.
 pub(crate) fn for_each_block_in_order_while(
     input: &Input,
     readings: &Readings,
     options: &EngineOptions,
     mut each: impl FnMut(&[u8], u64) -> Result<ControlFlow<()>, Error>,
-) -> Result<(), Error> {
+) -> Result<ControlFlow<()>, Error> {
     for_each_block(
         input,
         readings,
@@ -465,7 +476,8 @@ pub(crate) fn scan_input_keeping_head(
 ) -> Result<(Counts, Vec<u8>), Error> {
     let mut total = Counts::default();
     let mut head = Vec::new();
-    for_each_block(
+    // Every block is consumed: the loop never stops early.
+    let _all = for_each_block(
         input,
         scanner.readings(),
         options,
@@ -522,7 +534,8 @@ pub(crate) fn fix_input<W: Write>(
         source,
     };
     let mut total = Counts::default();
-    for_each_block(
+    // Every block is consumed: the loop never stops early.
+    let _all = for_each_block(
         input,
         scanner.readings(),
         options,
