@@ -226,12 +226,6 @@ impl FixerBuilder {
     /// The fixer; with an audit log, the log is created and its header written.
     pub fn build(&self) -> Result<Fixer, Error> {
         let scanner = self.settings.scanner()?;
-        // An audit log's lines and a file's replacement are of whole files.
-        if self.settings.range.is_some() && self.audit.is_some() {
-            return Err(Error::Usage(
-                "a range is fixed without an audit log: audit the fix of the whole file".into(),
-            ));
-        }
         let audit = match &self.audit {
             None => None,
             Some(settings) => {
@@ -452,7 +446,7 @@ impl Fixer {
             Target::Stream(out) => {
                 let name = &self.options.stream_name;
                 let counts = match log {
-                    Some(log) => log.fix_input(input, out, name)?,
+                    Some(log) => log.fix_input(input, out, name, engine)?,
                     None => engine::fix_input(scanner, input, out, name, engine)?,
                 };
                 (counts, Written::Replaced)
@@ -460,7 +454,7 @@ impl Fixer {
             Target::Path { path, backup } => {
                 self.prepare_parent(path)?;
                 match log {
-                    Some(log) => log.fix_to_path(input, path)?,
+                    Some(log) => log.fix_to_path(input, path, engine)?,
                     None => {
                         let replacing = self.replacing(backup);
                         engine::fix_to_path(scanner, input, path, replacing, engine)?

@@ -21,6 +21,11 @@ impl ContentHasher {
         self.bytes += bytes.len() as u64;
     }
 
+    /// How many bytes were given so far.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
     /// Size and hash of everything given so far.
     pub(crate) fn fingerprint(&self) -> Fingerprint {
         Fingerprint {

@@ -93,8 +93,10 @@ impl AuditLog {
         input: &Input,
         mut out: W,
         out_path: &Path,
+        engine: &EngineOptions,
     ) -> Result<Counts, Error> {
-        let ((), counts) = self.log_stream(PlainText, input, &mut out, out_path)?;
+        let repair = PlainText { engine };
+        let ((), counts) = self.log_stream(repair, input, &mut out, out_path)?;
         Ok(counts)
     }
 
@@ -106,8 +108,10 @@ impl AuditLog {
         &mut self,
         input: &Input,
         target: &Path,
+        engine: &EngineOptions,
     ) -> Result<(Counts, Written), Error> {
-        let (((), counts), written) = self.log_to_path(PlainText, input, target)?;
+        let repair = PlainText { engine };
+        let (((), counts), written) = self.log_to_path(repair, input, target)?;
         Ok((counts, written))
     }
 
@@ -203,6 +207,9 @@ impl AuditLog {
             closed,
         } = self;
         let mut sink = AuditSink::new(log, logged_input(input)?, *level, scanner.readings());
+        if let Some(range) = &repair.engine().range {
+            sink.in_range(range.start);
+        }
         let mut repaired = Hashing::new(out);
         let done = repair.repair(scanner, input, &mut sink, &mut repaired, out_path, log_path)?;
         repaired
@@ -282,12 +289,17 @@ trait AuditedRepair {
 
     /// Whether the repair changed anything, so that a file fixed in place is replaced.
     fn changed(done: &Self::Done, counts: &Counts) -> bool;
+
+    /// How the input is read: its blocks, and the range of them repaired.
+    fn engine(&self) -> &EngineOptions;
 }
 
 /// The plain repair: every run the rule accepts, wherever it is.
-struct PlainText;
+struct PlainText<'o> {
+    engine: &'o EngineOptions,
+}
 
-impl AuditedRepair for PlainText {
+impl AuditedRepair for PlainText<'_> {
     type Done = ();
 
     fn repair<L: Write>(
@@ -300,7 +312,8 @@ impl AuditedRepair for PlainText {
         log_path: &Path,
     ) -> Result<(), Error> {
         let mut writer = RepairWriter::new(out);
-        let each = |block: &[u8], _offset: u64| {
+        let each = |block: &[u8], offset: u64| {
+            sink.block_at(offset);
             let mut both = Both {
                 first: &mut writer,
                 second: &mut *sink,
@@ -312,8 +325,7 @@ impl AuditedRepair for PlainText {
                     EitherFailed::Second(source) => write_error(log_path, source),
                 })
         };
-        let options = EngineOptions::default();
-        engine::for_each_block_in_order(input, scanner.readings(), &options, each)?;
+        engine::for_each_block_in_order(input, scanner.readings(), self.engine, each)?;
         writer
             .into_inner()
             .flush()
@@ -322,6 +334,10 @@ impl AuditedRepair for PlainText {
 
     fn changed((): &(), counts: &Counts) -> bool {
         counts.changes() > 0
+    }
+
+    fn engine(&self) -> &EngineOptions {
+        self.engine
     }
 }
 
@@ -361,6 +377,10 @@ impl AuditedRepair for Dump<'_> {
     fn changed(report: &DumpReport, _counts: &Counts) -> bool {
         report.changed()
     }
+
+    fn engine(&self) -> &EngineOptions {
+        self.engine
+    }
 }
 
 /// An [`AuditSink`] as the dump mode tells it what it does.
@@ -370,6 +390,10 @@ struct DumpLog<'s, 'r, L> {
 }
 
 impl<L: Write> DumpAudit for DumpLog<'_, '_, L> {
+    fn begin(&mut self, base: u64) {
+        self.sink.block_at(base);
+    }
+
     fn run(&mut self, buffer: &[u8], run: &Run<'_>, cell: Option<&Cell>) -> Result<(), Error> {
         self.sink
             .run_in(buffer, run, cell)

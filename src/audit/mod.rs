@@ -13,19 +13,25 @@
 //! - `log`: the [`AuditLog`] of a run, and the repairs (to a stream, or in place) that write to
 //!   it; `fix --audit` goes through them.
 //! - [`chain`]: the integrity chain that links every record to the one before it.
+//! - `combine`: logs of ranges joined with their parts over the file, and logs of whole
+//!   files carried over, into one log that `undo` reads ([`combine()`]).
+//! - `read`: the lines of a log, read as hostile input, for `undo` and `combine`.
 //! - `roots`: where `undo` may write (regular files under the roots the user names).
 //! - [`undo`](mod@undo): restores every rewritten file from a log, checking hashes before and after.
 //!
 //! Files are replaced atomically by `crate::engine::replace`, as every fix does.
 
 pub mod chain;
+pub(crate) mod combine;
 pub(crate) mod hash;
 pub(crate) mod log;
+pub(crate) mod read;
 pub(crate) mod record;
 pub(crate) mod roots;
 pub(crate) mod sink;
 pub mod undo;
 
+pub use combine::{CombineReport, Combined, CombinedFile, combine};
 pub use hash::Hashing;
 pub use log::AuditLog;
 pub use record::{AuditLevel, Fingerprint, Record, SCHEMA};

@@ -76,6 +76,13 @@
 //! - `by_reading`, `by_layers`: the repaired characters by reading and by layers removed.
 //! - `change_records`: how many `change` records precede this one for the file (0 at the
 //!   `summary` level); `undo` checks it, so a log cut short is noticed.
+//! - `part_offset` (only in the log of a range, `fix --range`): the offset in `path` of the first
+//!   byte the range read. The part it wrote to `output` takes the place of the bytes
+//!   `part_offset .. part_offset + bytes_before`, which `bytes_before` and `sha256_before`
+//!   describe. Change offsets are offsets in the whole file, but a change's `line` counts from
+//!   the part's first byte (line 1), since a range never reads the bytes before it; `undouble
+//!   merge --audit` joins the parts of a file over it and gives each line its number in the
+//!   whole file.
 //!
 //! # `end` (last line, once, when the run finished)
 //!
@@ -162,6 +169,23 @@ impl Header {
         level: AuditLevel,
         command_line: impl IntoIterator<Item = String>,
     ) -> Header {
+        let readings = scanner.readings().pages().iter();
+        Header::now(
+            level,
+            readings.map(|page| page.name.to_owned()).collect(),
+            scanner.strictness(),
+            command_line,
+        )
+    }
+
+    /// The header of a run starting now that reads text through `readings` (named) with
+    /// `strictness`.
+    pub(crate) fn now(
+        level: AuditLevel,
+        readings: Vec<String>,
+        strictness: Strictness,
+        command_line: impl IntoIterator<Item = String>,
+    ) -> Header {
         let unix_time = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |since| since.as_secs());
@@ -173,13 +197,8 @@ impl Header {
             time: utc_timestamp(unix_time),
             unix_time,
             level,
-            readings: scanner
-                .readings()
-                .pages()
-                .iter()
-                .map(|page| page.name.to_owned())
-                .collect(),
-            strictness: scanner.strictness(),
+            readings,
+            strictness,
         }
     }
 }
@@ -339,6 +358,9 @@ pub struct FileRecord {
     pub by_reading: BTreeMap<String, u64>,
     pub by_layers: BTreeMap<String, u64>,
     pub change_records: u64,
+    /// Only in the log of a range: where in the file its part starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part_offset: Option<u64>,
 }
 
 impl FileRecord {
@@ -560,14 +582,25 @@ mod tests {
             by_reading: BTreeMap::from([("either".to_owned(), 1)]),
             by_layers: BTreeMap::from([("1".to_owned(), 1)]),
             change_records: 1,
+            part_offset: None,
+        };
+        let part = FileRecord {
+            rewritten: false,
+            part_offset: Some(8 << 20),
+            ..file.clone()
         };
         let end = End {
             files: 1,
             rewritten: 1,
         };
-        let records = [Record::Header(header), Record::File(file), Record::End(end)]
-            .into_iter()
-            .chain(changes.into_iter().map(Record::Change));
+        let records = [
+            Record::Header(header),
+            Record::File(file),
+            Record::File(part),
+            Record::End(end),
+        ]
+        .into_iter()
+        .chain(changes.into_iter().map(Record::Change));
         for record in records {
             let line = serde_json::to_vec(&record).unwrap();
             assert!(!line.contains(&b'\n'));

@@ -90,7 +90,7 @@ impl Roots {
         }
         let Some((root, below)) = self.roots.iter().find_map(|root| root.holding(logged)) else {
             return Err(forbidden(format!(
-                "the path lies outside the directories undo may write under ({}); name its \
+                "the path lies outside the directories named as roots ({}); name its \
                  directory with --root",
                 self.named_list()
             )));
@@ -153,7 +153,7 @@ impl Roots {
         }
         if !kind.is_file() {
             return Err(forbidden(format!(
-                "{} is {}: undo restores regular files only",
+                "{} is {}: only regular files are read and written here",
                 path.display(),
                 kind_name(kind)
             )));
@@ -290,7 +290,7 @@ impl Target {
             path: logged.to_path_buf(),
             at: at.clone(),
             problem: format!(
-                "{} was replaced by another file while undo examined it",
+                "{} was replaced by another file while it was examined",
                 self.path.display()
             ),
         }

@@ -43,6 +43,8 @@ pub struct AuditSink<'r, W> {
     /// How far into the current block newlines have been counted.
     counted_to: usize,
     change_records: u64,
+    /// For a range of the file: where its first block starts (see `FileRecord::part_offset`).
+    part_offset: Option<u64>,
 }
 
 impl<'r, W: Write> AuditSink<'r, W> {
@@ -64,7 +66,26 @@ impl<'r, W: Write> AuditSink<'r, W> {
             newlines: 0,
             counted_to: 0,
             change_records: 0,
+            part_offset: None,
         }
+    }
+
+    /// Makes this the sink of the range of the file that starts at `start`: its records say
+    /// where its part lies, and a part with no block in it lies at `start`.
+    pub(crate) fn in_range(&mut self, start: u64) {
+        self.part_offset = Some(start);
+        self.block_offset = start;
+    }
+
+    /// Says where the next block starts in the file. The blocks of a range start where the
+    /// range's first block does, not at the file's start; after the first, blocks follow each
+    /// other, so a block elsewhere is a broken caller, not bad input.
+    pub(crate) fn block_at(&mut self, offset: u64) {
+        if self.part_offset.is_some() && self.before.bytes() == 0 {
+            self.part_offset = Some(offset);
+            self.block_offset = offset;
+        }
+        debug_assert_eq!(offset, self.block_offset, "blocks given out of order");
     }
 
     /// What the scan found so far, as `scan` counts it.
@@ -117,6 +138,7 @@ impl<'r, W: Write> AuditSink<'r, W> {
             by_reading: counts.by_reading_keyed(self.readings),
             by_layers: counts.by_layers_keyed(),
             change_records: self.change_records,
+            part_offset: self.part_offset,
         }))?;
         Ok(counts)
     }

@@ -32,22 +32,15 @@
 //! difference of lengths.
 
 use std::fmt;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::chain::{Link, line_hash};
 use super::hash::Hashing;
-use super::record::{
-    AuditLevel, CHAINED_SCHEMA, Change, Checksum, End, FileRecord, Fingerprint, OLDEST_SCHEMA,
-    Record, SCHEMA,
-};
+pub use super::read::MAX_LINE;
+use super::read::{LogLines, Next, Position, readable, unknown_schema};
+use super::record::{AuditLevel, CHAINED_SCHEMA, Checksum, End, FileRecord, Fingerprint, Record};
 use super::roots::Roots;
 use crate::format::hex;
-
-/// The longest line a log may have. No record the fix writes comes near it (the longest is a
-/// header naming a long command line), and reading a line never takes more memory than this.
-pub const MAX_LINE: u64 = 64 << 20;
 
 /// What an undo did (or, for [`check_undo`], would do) to each file the log says was rewritten.
 #[derive(Debug)]
@@ -242,13 +235,6 @@ enum Mode {
     Check,
 }
 
-/// Where a line starts in the log.
-#[derive(Clone, Copy, Debug)]
-struct Position {
-    offset: u64,
-    line: u64,
-}
-
 /// A rewritten file, as the first pass over the log found it.
 struct Plan {
     record: FileRecord,
@@ -432,17 +418,6 @@ fn plan(lines: &mut LogLines) -> Result<Planned, AuditError> {
     Ok(Planned { plans, unfinished })
 }
 
-/// Whether this build reads logs of `schema`.
-fn readable(schema: u64) -> bool {
-    (u64::from(OLDEST_SCHEMA)..=u64::from(SCHEMA)).contains(&schema)
-}
-
-fn unknown_schema(schema: u64) -> String {
-    format!(
-        "the audit log has schema {schema}; this undouble reads schemas {OLDEST_SCHEMA} to {SCHEMA}"
-    )
-}
-
 /// Restores (or checks) one file; it is replaced only when everything checked out.
 fn restore(
     plan: &Plan,
@@ -548,7 +523,7 @@ fn rebuild<R: Read, W: Write>(
     let mut current_done = 0u64; // bytes of the current file consumed
     let mut found = Vec::new();
     for _ in 0..plan.record.change_records {
-        let (at, change) = lines.next_change(plan)?;
+        let (at, change) = lines.next_change(&plan.record.file, plan.record.change_records)?;
         let mismatch = |problem: String| AuditError::Mismatch {
             path: path.clone(),
             at: at.clone(),
@@ -598,7 +573,7 @@ fn rebuild<R: Read, W: Write>(
         original_done = end;
         current_done += gap + replacement.len() as u64;
     }
-    lines.check_closed(plan)?;
+    lines.check_closed(plan.closing_link, &plan.at)?;
     copy(current, out, u64::MAX, path, buffer)?;
     Ok(())
 }
@@ -640,204 +615,5 @@ fn write_error(path: &Path, source: io::Error) -> AuditError {
         path: path.to_path_buf(),
         doing: "write the restored copy of",
         source,
-    }
-}
-
-/// What the log holds next.
-enum Next {
-    /// A record, where its line starts, and the link it carries.
-    Record(Position, Box<Record>, Option<Checksum>),
-    /// A last line without its newline: the log was cut there, or its writer stopped.
-    Cut(Position),
-    /// The end of the log.
-    End,
-}
-
-/// The records of a log, read line by line from any position, each checked against its link
-/// once the header has said the log is chained.
-struct LogLines {
-    reader: BufReader<File>,
-    log: PathBuf,
-    next: Position,
-    bytes: Vec<u8>,
-    /// Whether every record after the header carries a link (schema 3 on).
-    chained: bool,
-    /// Whether blank lines are skipped: after the header of a log without a chain, as before
-    /// there was one.
-    blank_lines: bool,
-    /// The hash of the line before the next one: the link the next record must carry.
-    expect: Option<Checksum>,
-}
-
-impl LogLines {
-    fn open(log: &Path) -> Result<LogLines, AuditError> {
-        let read_error = |source| AuditError::ReadLog {
-            log: log.to_path_buf(),
-            source,
-        };
-        let file = File::open(log).map_err(read_error)?;
-        // The log is read twice, the second time from where each file's records begin.
-        if !file.metadata().map_err(read_error)?.is_file() {
-            return Err(read_error(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file (undo reads the log twice)",
-            )));
-        }
-        Ok(LogLines {
-            reader: BufReader::with_capacity(1 << 16, file),
-            log: log.to_path_buf(),
-            next: Position { offset: 0, line: 1 },
-            bytes: Vec::new(),
-            chained: false,
-            blank_lines: false,
-            expect: None,
-        })
-    }
-
-    fn at(&self, position: Position) -> LogLine {
-        LogLine {
-            log: self.log.clone(),
-            line: position.line,
-        }
-    }
-
-    fn bad(&self, position: Position, problem: String) -> AuditError {
-        AuditError::BadLog {
-            at: self.at(position),
-            problem,
-        }
-    }
-
-    fn read_error(&self, source: io::Error) -> AuditError {
-        AuditError::ReadLog {
-            log: self.log.clone(),
-            source,
-        }
-    }
-
-    /// Goes back to `to`, whose record must carry the link `expect`.
-    fn seek(&mut self, to: Position, expect: Option<Checksum>) -> Result<(), AuditError> {
-        self.reader
-            .seek(SeekFrom::Start(to.offset))
-            .map_err(|source| self.read_error(source))?;
-        self.next = to;
-        self.expect = expect;
-        Ok(())
-    }
-
-    /// The next line. Blank lines are skipped in a log without a chain; a fix writes none, so
-    /// anywhere else one is refused.
-    fn next_record(&mut self) -> Result<Next, AuditError> {
-        loop {
-            self.bytes.clear();
-            let read = (&mut self.reader)
-                .take(MAX_LINE + 1)
-                .read_until(b'\n', &mut self.bytes)
-                .map_err(|source| self.read_error(source))?;
-            if read == 0 {
-                return Ok(Next::End);
-            }
-            let position = self.next;
-            self.next = Position {
-                offset: position.offset + read as u64,
-                line: position.line + 1,
-            };
-            if self.bytes.last() != Some(&b'\n') {
-                if read as u64 > MAX_LINE {
-                    let problem = format!(
-                        "the line is longer than {} MiB, which no audit record is",
-                        MAX_LINE >> 20
-                    );
-                    return Err(self.bad(position, problem));
-                }
-                return Ok(Next::Cut(position));
-            }
-            let hash = line_hash(&self.bytes);
-            if self.bytes.trim_ascii().is_empty() {
-                if !self.blank_lines {
-                    let problem = "an empty line, which a fix never writes".into();
-                    return Err(self.bad(position, problem));
-                }
-                self.expect = Some(hash);
-                continue;
-            }
-            let record = match serde_json::from_slice::<Record>(&self.bytes) {
-                Ok(record) => record,
-                Err(error) => return Err(self.bad(position, self.parse_problem(error))),
-            };
-            let link = match serde_json::from_slice::<Link>(&self.bytes) {
-                Ok(link) => link.prev,
-                Err(error) => return Err(self.bad(position, format!("a bad `prev` link: {error}"))),
-            };
-            if self.chained && link != self.expect {
-                let problem = match link {
-                    None => "the record has no `prev` link, which every record after the \
-                             header carries: the integrity chain breaks here"
-                        .to_owned(),
-                    Some(_) => format!(
-                        "the integrity chain breaks here: the record does not follow line {} as \
-                         the fix wrote it (a line was edited, removed, added or moved)",
-                        position.line.saturating_sub(1)
-                    ),
-                };
-                return Err(self.bad(position, problem));
-            }
-            self.expect = Some(hash);
-            return Ok(Next::Record(position, Box::new(record), link));
-        }
-    }
-
-    /// Why the current line is no record: a header of another schema, or what JSON says.
-    fn parse_problem(&self, error: serde_json::Error) -> String {
-        let value: Option<serde_json::Value> = serde_json::from_slice(&self.bytes).ok();
-        let header_schema = value
-            .filter(|value| value["type"] == "header")
-            .and_then(|value| value["schema"].as_u64());
-        match header_schema {
-            Some(schema) if !readable(schema) => unknown_schema(schema),
-            _ => format!("not an audit record: {error}"),
-        }
-    }
-
-    /// The next change record, which must be one of `plan`'s file.
-    fn next_change(&mut self, plan: &Plan) -> Result<(LogLine, Change), AuditError> {
-        let expected = || {
-            format!(
-                "expected {} change records of {:?} here",
-                plan.record.change_records, plan.record.file.path
-            )
-        };
-        let (position, problem) = match self.next_record()? {
-            Next::Record(position, record, _) => match *record {
-                Record::Change(change) if change.file == plan.record.file => {
-                    return Ok((self.at(position), change));
-                }
-                Record::Change(change) => (
-                    position,
-                    format!(
-                        "a change record of {:?} among those of {:?}",
-                        change.file.path, plan.record.file.path
-                    ),
-                ),
-                _ => (position, expected()),
-            },
-            Next::Cut(position) => (position, expected()),
-            Next::End => (self.next, expected()),
-        };
-        Err(self.bad(position, problem))
-    }
-
-    /// Checks that the change records just read are those the file record closed when the
-    /// log was first read: the log did not change in between.
-    fn check_closed(&self, plan: &Plan) -> Result<(), AuditError> {
-        if self.chained && self.expect != plan.closing_link {
-            return Err(AuditError::BadLog {
-                at: plan.at.clone(),
-                problem: "the change records before this file record changed while undo read \
-                          the log"
-                    .into(),
-            });
-        }
-        Ok(())
     }
 }

@@ -60,8 +60,9 @@ pub(crate) struct FixArgs {
     /// Repair only the bytes of one file from START to END (`START-` to its end), as an
     /// input split gives them: whole blocks of the whole file's run, so that the outputs of
     /// ranges that tile the file concatenate to its fix. A dump is lexed from its start.
+    /// With `--audit`, the log of the range; `merge --audit` joins the parts over the file.
     #[arg(long, value_name = "START-END", value_parser = super::values::parse_range,
-          conflicts_with_all = ["in_place", "output_dir", "audit"])]
+          conflicts_with_all = ["in_place", "output_dir"])]
     range: Option<std::ops::Range<u64>>,
     /// Tell what would be repaired; write nothing.
     #[arg(long, conflicts_with = "audit")]

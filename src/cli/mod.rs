@@ -149,10 +149,17 @@ Examples:
     undouble scan --json --top 1000000 /srv/a > a.jsonl
     undouble scan --json --top 1000000 /srv/b > b.jsonl
     undouble merge a.jsonl b.jsonl -o scan.jsonl
+  Fix a big file in four ranges with audit logs, then join the parts over it with one log
+  that undo reads (the parts under /work, the file under /srv):
+    undouble fix --range 0-1000000000 --audit /work/p0.log -o /work/p0 /srv/big.sql
+    ...
+    undouble merge --audit /srv/fix.log --root /srv --root /work /work/p*.log
+    undouble undo --root /srv /srv/fix.log
 
 Exit codes:
-  0  merged
-  2  an error (an input could not be read, a line is not a record, an input in two parts)";
+  0  merged (with --audit: every file combined)
+  2  an error (an input could not be read, a line is not a record, an input in two parts;
+     with --audit: a log refused, a file not joined)";
 
 const GENERATED_HELP: &str = "\
 Examples:
@@ -202,7 +209,8 @@ enum Command {
     #[command(after_help = REPORT_HELP)]
     Report(report::ReportArgs),
     /// Merge the `scan --json` outputs of separate runs (other files, other machines) into
-    /// the JSON Lines one scan of all their inputs would have printed.
+    /// the JSON Lines one scan of all their inputs would have printed; with `--audit`, audit
+    /// logs into one that `undo` reads.
     #[command(after_help = MERGE_HELP)]
     Merge(merge::MergeArgs),
     /// Print the completion script of a shell on standard output.

@@ -801,6 +801,9 @@ impl<'a, 'd, W: Write> Consumer<'a, 'd, W> {
 
     /// Replays the runs of `buffer` into the one sink that tells the audit log, in order.
     fn replay(&mut self, buffer: &LexedBuffer) -> Result<(), Error> {
+        if let Some(audit) = self.audit.as_deref_mut() {
+            audit.begin(buffer.base);
+        }
         let mut sink = DumpSink::new(
             &buffer.lexed,
             &mut self.findings,

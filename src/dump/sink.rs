@@ -31,6 +31,8 @@ use crate::mojibake::{Counts, Run, Sink};
 /// every `--convert-charset` rewrite; the end of every buffer. A buffer is what the scanner
 /// was given, and the buffers follow each other without gap or overlap.
 pub trait DumpAudit {
+    /// The next buffer starts at `base` in the dump (a range's first buffer is not at 0).
+    fn begin(&mut self, base: u64);
     fn run(&mut self, buffer: &[u8], run: &Run<'_>, cell: Option<&Cell>) -> Result<(), Error>;
     /// `buffer[span]` was written as `replacement`.
     fn rewrite(

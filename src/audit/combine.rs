@@ -1,0 +1,812 @@
+//! Audit logs combined into one: the logs of the ranges of a file, whose parts are joined over
+//! the file, and the logs of whole files, whose records are carried over. `undo` of the
+//! combined log restores every file.
+//!
+//! A range fix (`fix --range`) writes its part to another file and its own log, whose `file`
+//! record says where in the file the part belongs (`part_offset`). The parts are one fix of
+//! the file only once they replace it, and a log can only say a file was rewritten once
+//! something replaced it; SHA-256 does not compose, so no log of a range can give the whole
+//! file's hashes either. So the merge of range logs is the step that replaces the file, and
+//! it writes the log of that replacement: one ordinary log, with the whole file's hashes, that
+//! `undo` reads like any other.
+//!
+//! The logs are read as hostile input, through the reader `undo` uses ([`read`](super::read)):
+//! every chain must hold and every log end with its `end` record; the parts of a file must
+//! tile it, from its first byte to its last, without gap or overlap; and all the logs must have
+//! been written with the same readings and strictness, which the combined header names. While
+//! the joined content is written to a temporary file beside the file, each segment of the file
+//! is checked against its part's "before" and each part against its "after", and the whole
+//! file's hashes come from the same pass. The file and the parts are reached only under the
+//! roots the user names ([`Roots`]), as `undo` writes. A file's records are in the combined
+//! log, on disk, before the joined content takes the file's place atomically, keeping its
+//! owner, mode and attributes; on any doubt the file is left as it is, the refusal names it,
+//! and the other files are still joined.
+//!
+//! A change's `line` in a range log counts from its part's first byte: it is given its number
+//! in the whole file from the newlines of the segments before it, counted in the same pass. So
+//! when the ranges were cut from one run's settings, the combined log holds the very change
+//! records an audited fix of the whole file would have written.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::chain::ChainedLog;
+use super::hash::{ContentHasher, Hashing};
+use super::read::{LogLines, Next, Position, readable, unknown_schema};
+use super::record::{
+    AuditLevel, CHAINED_SCHEMA, Checksum, End, FileRecord, Header, LoggedPath, Record,
+};
+use super::roots::Roots;
+use super::undo::{AuditError, LogLine};
+use crate::mojibake::Strictness;
+
+/// What a merge of audit logs did, file by file, in the order of the combined log.
+#[derive(Debug)]
+pub struct CombineReport {
+    pub files: Vec<CombinedFile>,
+}
+
+impl CombineReport {
+    /// True when every file went into the combined log.
+    pub fn all_combined(&self) -> bool {
+        self.files.iter().all(|file| file.result.is_ok())
+    }
+}
+
+/// One file of a merge of audit logs.
+#[derive(Debug)]
+pub struct CombinedFile {
+    /// The path as the logs name it.
+    pub path: PathBuf,
+    /// How many logs of ranges held parts of it (0 for a file a log recorded whole).
+    pub parts: usize,
+    /// Its change records in the combined log.
+    pub changes: u64,
+    /// What became of it; an error is why it was refused (the file is left as it is).
+    pub result: Result<Combined, AuditError>,
+}
+
+/// A file a merge of audit logs did not refuse.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Combined {
+    /// Its parts were joined over it, at this path (the log's, resolved under its root).
+    Joined(PathBuf),
+    /// Its parts are exactly the file: nothing was repaired, so nothing was replaced.
+    Unchanged,
+    /// A log of the whole file: its records were carried over as they are.
+    Carried,
+}
+
+/// Combines the audit logs `logs` into a new log at `out` (which must not exist yet): the parts
+/// of every file fixed in ranges are joined over it, under `roots`, and the records of whole
+/// files carried over; `command_line` is written in the combined log's header.
+///
+/// An error is a set of logs that cannot be combined at all, or a combined log that cannot be
+/// written; a file that cannot be joined is reported in the [`CombineReport`], and the others
+/// are joined all the same.
+pub fn combine(
+    logs: &[PathBuf],
+    out: &Path,
+    roots: &Roots,
+    command_line: impl IntoIterator<Item = String>,
+) -> Result<CombineReport, AuditError> {
+    let mut read = logs
+        .iter()
+        .map(|log| read_log(log))
+        .collect::<Result<Vec<_>, _>>()?;
+    let Some(first) = read.first() else {
+        return Err(AuditError::ReadLog {
+            log: out.to_path_buf(),
+            source: io::Error::new(io::ErrorKind::InvalidInput, "no audit log to combine"),
+        });
+    };
+    let settings = Settings::of(&first.header);
+    for log in &read[1..] {
+        if Settings::of(&log.header) != settings {
+            return Err(log.lines.bad(
+                Position { offset: 0, line: 1 },
+                format!(
+                    "the log was written with readings {:?} and strictness {:?}, the first with \
+                     {:?} and {:?}: logs of different settings are not combined",
+                    log.header.readings,
+                    log.header.strictness,
+                    settings.readings,
+                    settings.strictness
+                ),
+            ));
+        }
+    }
+    let mut combined = CombinedLog::create(out, settings, command_line)?;
+    let mut files = Vec::new();
+    // The logs of whole files first, in the order given; then the files fixed in ranges, each
+    // once, in the order its first part was given.
+    for log in read.iter_mut().filter(|log| !log.is_range()) {
+        files.extend(combined.carry(log)?);
+    }
+    let mut done: Vec<LoggedPath> = Vec::new();
+    for index in 0..read.len() {
+        let Some(file) = read[index]
+            .range_file()
+            .map(|file| file.record.file.clone())
+        else {
+            continue;
+        };
+        if done.contains(&file) {
+            continue;
+        }
+        let parts: Vec<usize> = (0..read.len())
+            .filter(|&i| read[i].range_file().is_some_and(|f| f.record.file == file))
+            .collect();
+        files.push(combined.join(&mut read, &parts, roots)?);
+        done.push(file);
+    }
+    combined.finish()?;
+    Ok(CombineReport { files })
+}
+
+/// What the combined header says of the runs: all the logs must agree on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Settings {
+    readings: Vec<String>,
+    strictness: Strictness,
+}
+
+impl Settings {
+    fn of(header: &Header) -> Settings {
+        Settings {
+            readings: header.readings.clone(),
+            strictness: header.strictness,
+        }
+    }
+}
+
+/// A log read through once: its header, its files, and its end.
+struct ReadLog {
+    lines: LogLines,
+    header: Header,
+    files: Vec<LoggedFile>,
+    end: End,
+}
+
+impl ReadLog {
+    /// Whether it is the log of a range: one file, with the offset of its part.
+    fn is_range(&self) -> bool {
+        self.range_file().is_some()
+    }
+
+    fn range_file(&self) -> Option<&LoggedFile> {
+        match self.files.as_slice() {
+            [file] if file.record.part_offset.is_some() => Some(file),
+            _ => None,
+        }
+    }
+}
+
+/// A `file` record, and where the change records it closes begin.
+struct LoggedFile {
+    record: FileRecord,
+    at: LogLine,
+    changes: Position,
+    changes_link: Option<Checksum>,
+    closing_link: Option<Checksum>,
+}
+
+/// The first pass over a log: its chain, its shape, and its files. Only whole logs of the full
+/// level with an integrity chain are combined.
+fn read_log(log: &Path) -> Result<ReadLog, AuditError> {
+    let mut lines = LogLines::open(log)?;
+    let mut header: Option<Header> = None;
+    let mut files = Vec::new();
+    // The first change record of the file being read, and its link.
+    let mut group: Option<(Position, Option<Checksum>)> = None;
+    let mut changes_seen = 0u64;
+    let mut counted = End {
+        files: 0,
+        rewritten: 0,
+    };
+    let unfinished = "the log stops before the `end` record that closes a run: only logs of \
+                      runs that finished are combined";
+    loop {
+        let (position, record, link) = match lines.next_record()? {
+            Next::Record(position, record, link) => (position, record, link),
+            Next::Cut(position) => return Err(lines.bad(position, unfinished.into())),
+            Next::End if header.is_none() => {
+                let start = Position { offset: 0, line: 1 };
+                return Err(lines.bad(start, "the audit log is empty".into()));
+            }
+            Next::End => return Err(lines.bad(lines.next, unfinished.into())),
+        };
+        let bad = |problem: String| lines.bad(position, problem);
+        match (*record, &header) {
+            (Record::Header(found), None) => {
+                let version = u64::from(found.schema);
+                if !readable(version) {
+                    return Err(bad(unknown_schema(version)));
+                }
+                if found.schema < CHAINED_SCHEMA {
+                    return Err(bad(format!(
+                        "a log of schema {version} has no integrity chain: undo it by itself"
+                    )));
+                }
+                if found.level == AuditLevel::Summary {
+                    return Err(AuditError::SummaryOnly {
+                        log: lines.log.clone(),
+                    });
+                }
+                if link.is_some() {
+                    return Err(bad(
+                        "the header carries a `prev` link, but a header starts the chain".into(),
+                    ));
+                }
+                lines.chained = true;
+                header = Some(found);
+            }
+            (Record::Header(_), Some(_)) => return Err(bad("a second header record".into())),
+            (_, None) => {
+                return Err(bad(
+                    "the audit log does not start with a header record".into()
+                ));
+            }
+            (Record::Change(_), _) => {
+                group.get_or_insert((position, link));
+                changes_seen += 1;
+            }
+            (Record::Sequence(_), _) => {
+                return Err(bad("a sequence record in a log of the full level".into()));
+            }
+            (Record::File(record), _) => {
+                if record.change_records != changes_seen {
+                    return Err(bad(format!(
+                        "the file record counts {} change records, but {changes_seen} precede it",
+                        record.change_records
+                    )));
+                }
+                counted.files += 1;
+                counted.rewritten += u64::from(record.rewritten);
+                let (changes, changes_link) = group.take().unwrap_or((position, link));
+                files.push(LoggedFile {
+                    record,
+                    at: lines.at(position),
+                    changes,
+                    changes_link,
+                    closing_link: link,
+                });
+                changes_seen = 0;
+            }
+            (Record::End(end), Some(_)) => {
+                if changes_seen > 0 {
+                    return Err(bad(format!(
+                        "{changes_seen} change records before it have no file record"
+                    )));
+                }
+                if end != counted {
+                    return Err(bad(format!(
+                        "the `end` record counts {} file records ({} rewritten), but the log \
+                         holds {} ({} rewritten)",
+                        end.files, end.rewritten, counted.files, counted.rewritten
+                    )));
+                }
+                let after = lines.next;
+                if !matches!(lines.next_record()?, Next::End) {
+                    return Err(lines.bad(after, "a line after the `end` record".into()));
+                }
+                let Some(header) = header else {
+                    unreachable!("matched with a header above");
+                };
+                let log = ReadLog {
+                    lines,
+                    header,
+                    files,
+                    end,
+                };
+                return check_shape(log);
+            }
+        }
+    }
+}
+
+/// A log is of a range (one file, with its part's offset, not rewritten) or of whole files
+/// (no part offset anywhere).
+fn check_shape(log: ReadLog) -> Result<ReadLog, AuditError> {
+    let ranges = log.files.iter().filter(|f| f.record.part_offset.is_some());
+    match (ranges.count(), log.files.len()) {
+        (0, _) => Ok(log),
+        (1, 1) if !log.files[0].record.rewritten => Ok(log),
+        (1, 1) => Err(bad_at(
+            &log.files[0].at,
+            "the log of a range says its file was rewritten, which a range never is".into(),
+        )),
+        _ => Err(bad_at(
+            &log.files[0].at,
+            "a log of a range holds one file record only".into(),
+        )),
+    }
+}
+
+fn bad_at(at: &LogLine, problem: String) -> AuditError {
+    AuditError::BadLog {
+        at: at.clone(),
+        problem,
+    }
+}
+
+/// The combined log being written.
+struct CombinedLog {
+    out: ChainedLog<BufWriter<File>>,
+    path: PathBuf,
+    closed: End,
+}
+
+impl CombinedLog {
+    /// Creates the log at `path`, which must not exist, and writes its header.
+    fn create(
+        path: &Path,
+        settings: Settings,
+        command_line: impl IntoIterator<Item = String>,
+    ) -> Result<CombinedLog, AuditError> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|source| AuditError::File {
+                path: path.to_path_buf(),
+                doing: match source.kind() {
+                    io::ErrorKind::AlreadyExists => {
+                        "create (a log is never written over) the combined log"
+                    }
+                    _ => "create the combined log",
+                },
+                source,
+            })?;
+        let mut log = CombinedLog {
+            out: ChainedLog::new(BufWriter::with_capacity(1 << 16, file)),
+            path: path.to_path_buf(),
+            closed: End {
+                files: 0,
+                rewritten: 0,
+            },
+        };
+        let header = Header::now(
+            AuditLevel::Full,
+            settings.readings,
+            settings.strictness,
+            command_line,
+        );
+        log.write(&Record::Header(header))?;
+        Ok(log)
+    }
+
+    fn write(&mut self, record: &Record) -> Result<(), AuditError> {
+        self.out
+            .write(record)
+            .map_err(|source| self.write_error(source))
+    }
+
+    fn write_error(&self, source: io::Error) -> AuditError {
+        AuditError::File {
+            path: self.path.clone(),
+            doing: "write the combined log",
+            source,
+        }
+    }
+
+    /// Flushes and syncs what is written, so that a file replaced next has its records on disk.
+    fn sync(&mut self) -> Result<(), AuditError> {
+        let out = self.out.get_mut();
+        out.flush()
+            .and_then(|()| out.get_ref().sync_data())
+            .map_err(|source| self.write_error(source))
+    }
+
+    /// Ends the combined log with its `end` record, synced.
+    fn finish(mut self) -> Result<(), AuditError> {
+        self.write(&Record::End(self.closed))?;
+        self.sync()
+    }
+
+    /// Carries the records of `log`, a log of whole files, over as they are (but their links),
+    /// reading them again through their chain.
+    fn carry(&mut self, log: &mut ReadLog) -> Result<Vec<CombinedFile>, AuditError> {
+        let lines = &mut log.lines;
+        lines.seek(Position { offset: 0, line: 1 }, None)?;
+        let mut files = Vec::new();
+        loop {
+            let (position, record) = match lines.next_record()? {
+                Next::Record(position, record, _) => (position, record),
+                Next::Cut(position) => {
+                    return Err(lines.bad(position, "the log changed while it was read".into()));
+                }
+                Next::End => {
+                    return Err(lines.bad(lines.next, "the log changed while it was read".into()));
+                }
+            };
+            match *record {
+                Record::Header(_) => {}
+                Record::End(end) if end == log.end => return Ok(files),
+                Record::End(_) => {
+                    return Err(lines.bad(position, "the log changed while it was read".into()));
+                }
+                record => {
+                    if let Record::File(file) = &record {
+                        self.closed.files += 1;
+                        self.closed.rewritten += u64::from(file.rewritten);
+                        files.push(CombinedFile {
+                            path: file.file.to_path_buf().unwrap_or_default(),
+                            parts: 0,
+                            changes: file.change_records,
+                            result: Ok(Combined::Carried),
+                        });
+                    }
+                    self.write(&record)?;
+                }
+            }
+        }
+    }
+
+    /// Joins the parts the range logs `parts` of `logs` hold of one file over it, and writes
+    /// the file's records. An error here is a combined log that cannot be written, or a log
+    /// that changed while it was read; the refusal of the file itself is in its result.
+    fn join(
+        &mut self,
+        logs: &mut [ReadLog],
+        parts: &[usize],
+        roots: &Roots,
+    ) -> Result<CombinedFile, AuditError> {
+        let mut tiles: Vec<Tile> = parts
+            .iter()
+            .filter_map(|&log| {
+                let file = logs[log].range_file()?;
+                Some(Tile {
+                    log,
+                    start: file.record.part_offset?,
+                    record: file.record.clone(),
+                    at: file.at.clone(),
+                    newlines_before: 0,
+                })
+            })
+            .collect();
+        tiles.sort_by_key(|tile| tile.start);
+        let logged = tiles[0].record.file.clone();
+        let mut combined = CombinedFile {
+            path: logged.to_path_buf().unwrap_or_default(),
+            parts: tiles.len(),
+            changes: tiles.iter().map(|tile| tile.record.change_records).sum(),
+            result: Ok(Combined::Unchanged),
+        };
+        let checked = check_tiling(&mut tiles).and_then(|()| {
+            let path = logged.to_path_buf().ok_or_else(|| {
+                bad_at(
+                    &tiles[0].at,
+                    format!(
+                        "the path {:?} cannot name a file on this system",
+                        logged.path
+                    ),
+                )
+            })?;
+            JoinedFile::write(&path, &mut tiles, roots)
+        });
+        let joined = match checked {
+            Ok(joined) => joined,
+            Err(error) => {
+                combined.result = Err(error);
+                return Ok(combined);
+            }
+        };
+        for tile in &tiles {
+            self.carry_changes(&mut logs[tile.log], tile)?;
+        }
+        let record = joined.record(&tiles);
+        self.closed.files += 1;
+        self.closed.rewritten += u64::from(record.rewritten);
+        self.write(&Record::File(record))?;
+        self.sync()?;
+        combined.result = joined.commit();
+        Ok(combined)
+    }
+
+    /// Writes the change records of `tile`'s part, read again through their chain, with lines
+    /// numbered in the whole file.
+    fn carry_changes(&mut self, log: &mut ReadLog, tile: &Tile) -> Result<(), AuditError> {
+        let Some(file) = log.range_file() else {
+            return Ok(());
+        };
+        let (changes, changes_link, closing_link) =
+            (file.changes, file.changes_link, file.closing_link);
+        let lines = &mut log.lines;
+        lines.seek(changes, changes_link)?;
+        let segment = tile.start..tile.start + tile.record.bytes_before;
+        let mut next = segment.start;
+        for _ in 0..tile.record.change_records {
+            let (at, mut change) =
+                lines.next_change(&tile.record.file, tile.record.change_records)?;
+            let length = change.substitution.original_hex.0.len() as u64;
+            let inside = change.offset >= next
+                && change
+                    .offset
+                    .checked_add(length)
+                    .is_some_and(|end| end <= segment.end);
+            if !inside {
+                return Err(bad_at(
+                    &at,
+                    format!(
+                        "the change at offset {} lies outside its part (bytes {}..{}) or \
+                         before the change ahead of it",
+                        change.offset, segment.start, segment.end
+                    ),
+                ));
+            }
+            next = change.offset + length;
+            change.line = change
+                .line
+                .checked_add(tile.newlines_before)
+                .ok_or_else(|| bad_at(&at, format!("the line {} is past any file", change.line)))?;
+            self.write(&Record::Change(change))?;
+        }
+        lines.check_closed(closing_link, &tile.at)
+    }
+}
+
+/// One part of a file: which log holds it, and where it lies.
+struct Tile {
+    log: usize,
+    start: u64,
+    record: FileRecord,
+    at: LogLine,
+    /// Newlines in the file before the part: filled in while the file is read.
+    newlines_before: u64,
+}
+
+/// Checks that `tiles` (in order of their starts) cover a file from its first byte without gap
+/// or overlap; a part with no byte must have nothing in it either, and is left out.
+fn check_tiling(tiles: &mut Vec<Tile>) -> Result<(), AuditError> {
+    for tile in tiles.iter() {
+        let record = &tile.record;
+        if record.bytes_before == 0 && (record.bytes_after != 0 || record.change_records != 0) {
+            return Err(bad_at(
+                &tile.at,
+                "a part that read no byte cannot have written any, nor changed any".into(),
+            ));
+        }
+    }
+    let first = tiles.first().map(|tile| tile.at.clone());
+    tiles.retain(|tile| tile.record.bytes_before > 0);
+    let mut covered = 0u64;
+    for tile in tiles.iter() {
+        if tile.start != covered {
+            return Err(bad_at(
+                &tile.at,
+                format!(
+                    "the part starts at byte {}, but the parts before it end at byte {covered}: \
+                     the ranges do not tile the file (a range is missing, given twice, or was \
+                     cut by other settings)",
+                    tile.start
+                ),
+            ));
+        }
+        covered = covered
+            .checked_add(tile.record.bytes_before)
+            .ok_or_else(|| bad_at(&tile.at, "the part ends past any file".into()))?;
+    }
+    if tiles.is_empty()
+        && let Some(at) = first
+    {
+        return Err(bad_at(&at, "no part of the file holds a byte".into()));
+    }
+    Ok(())
+}
+
+/// A file whose parts were joined into a temporary file beside it, checked, not yet in its
+/// place.
+struct JoinedFile {
+    target: super::roots::Target,
+    logged: PathBuf,
+    at: LogLine,
+    replacement: crate::engine::replace::Replacement,
+    permissions: std::fs::Permissions,
+    before: super::record::Fingerprint,
+    after: super::record::Fingerprint,
+}
+
+impl JoinedFile {
+    /// Reads the file at `path` (under `roots`) segment by segment and each part after it,
+    /// checking both against the logs, and writes the parts to a temporary file beside it.
+    fn write(path: &Path, tiles: &mut [Tile], roots: &Roots) -> Result<JoinedFile, AuditError> {
+        let at = tiles[0].at.clone();
+        let target = roots.target(path, &at)?;
+        let (file, metadata) = target.open(path, &at)?;
+        let covered: u64 = tiles.iter().map(|tile| tile.record.bytes_before).sum();
+        let mismatch = |problem: String, at: &LogLine| AuditError::Mismatch {
+            path: path.to_path_buf(),
+            at: at.clone(),
+            problem,
+        };
+        if metadata.len() != covered {
+            return Err(mismatch(
+                format!(
+                    "the parts cover {covered} bytes, but the file has {}: it changed since the \
+                     ranges were fixed, or the last range is missing",
+                    metadata.len()
+                ),
+                &at,
+            ));
+        }
+        let replacement = target.replacement().map_err(|source| AuditError::File {
+            path: target.path.clone(),
+            doing: "create a temporary file beside",
+            source,
+        })?;
+        let mut original = BufReader::with_capacity(1 << 20, file);
+        let mut joined = Hashing::new(BufWriter::with_capacity(1 << 20, replacement.file()));
+        let mut whole_before = ContentHasher::default();
+        let mut buffer = vec![0u8; 1 << 20];
+        let mut newlines = 0u64;
+        for tile in tiles.iter_mut() {
+            tile.newlines_before = newlines;
+            let mut segment = ContentHasher::default();
+            let read = stream(
+                &mut original,
+                tile.record.bytes_before,
+                &mut buffer,
+                |bytes| {
+                    whole_before.update(bytes);
+                    segment.update(bytes);
+                    newlines += memchr::memchr_iter(b'\n', bytes).count() as u64;
+                    Ok(())
+                },
+            )
+            .map_err(|source| read_error(path, source))?;
+            let found = segment.fingerprint();
+            if read < tile.record.bytes_before || found != tile.record.before() {
+                return Err(mismatch(
+                    format!(
+                        "bytes {}..{} of the file have {found}, but the range fix read {}: the \
+                         file changed since",
+                        tile.start,
+                        tile.start + tile.record.bytes_before,
+                        tile.record.before()
+                    ),
+                    &tile.at,
+                ));
+            }
+            let part = Path::new(&tile.record.output);
+            let part_target = roots.target(part, &tile.at)?;
+            let (part_file, _) = part_target.open(part, &tile.at)?;
+            let mut written = ContentHasher::default();
+            let mut part_reader = BufReader::with_capacity(1 << 20, part_file);
+            // The part is read, the joined copy written: an error says which failed.
+            let mut write_failed = None;
+            let copied = stream(&mut part_reader, u64::MAX, &mut buffer, |bytes| {
+                written.update(bytes);
+                joined.write_all(bytes).map_err(|error| {
+                    write_failed = Some(error);
+                    io::Error::other("the joined copy could not be written")
+                })
+            });
+            if let Some(source) = write_failed {
+                return Err(write_error(&target.path, source));
+            }
+            copied.map_err(|source| read_error(part, source))?;
+            let found = written.fingerprint();
+            if found != tile.record.after() {
+                return Err(mismatch(
+                    format!(
+                        "the part {} has {found}, but its range fix wrote {}",
+                        part.display(),
+                        tile.record.after()
+                    ),
+                    &tile.at,
+                ));
+            }
+        }
+        if stream(&mut original, 1, &mut buffer, |_| Ok(())).map_err(|e| read_error(path, e))? > 0 {
+            return Err(mismatch("the file grew while it was read".into(), &at));
+        }
+        joined
+            .flush()
+            .map_err(|source| write_error(&target.path, source))?;
+        let after = joined.fingerprint();
+        drop(joined);
+        Ok(JoinedFile {
+            logged: path.to_path_buf(),
+            at,
+            permissions: metadata.permissions(),
+            before: whole_before.fingerprint(),
+            after,
+            target,
+            replacement,
+        })
+    }
+
+    /// The `file` record of the whole file, from the records of its parts.
+    fn record(&self, tiles: &[Tile]) -> FileRecord {
+        let first = &tiles[0].record;
+        let sum = |field: fn(&FileRecord) -> u64| tiles.iter().map(|t| field(&t.record)).sum();
+        let keyed = |field: fn(&FileRecord) -> &BTreeMap<String, u64>| {
+            let mut total = BTreeMap::new();
+            for tile in tiles {
+                for (key, count) in field(&tile.record) {
+                    *total.entry(key.clone()).or_insert(0u64) += count;
+                }
+            }
+            total
+        };
+        FileRecord {
+            file: first.file.clone(),
+            output: first.file.path.clone(),
+            rewritten: self.changed(),
+            bytes_before: self.before.bytes,
+            sha256_before: self.before.sha256,
+            bytes_after: self.after.bytes,
+            sha256_after: self.after.sha256,
+            valid_utf8: tiles.iter().all(|tile| tile.record.valid_utf8),
+            double_encoded: sum(|record| record.double_encoded),
+            left_alone: sum(|record| record.left_alone),
+            by_reading: keyed(|record| &record.by_reading),
+            by_layers: keyed(|record| &record.by_layers),
+            change_records: sum(|record| record.change_records),
+            part_offset: None,
+        }
+    }
+
+    fn changed(&self) -> bool {
+        self.before != self.after
+    }
+
+    /// Puts the joined content in the file's place, if it differs from the file.
+    fn commit(self) -> Result<Combined, AuditError> {
+        if !self.changed() {
+            return Ok(Combined::Unchanged);
+        }
+        self.target.recheck(&self.logged, &self.at)?;
+        let path = self.target.path.clone();
+        self.replacement
+            .commit(Some(self.permissions))
+            .map_err(|source| AuditError::File {
+                path: path.clone(),
+                doing: "replace",
+                source,
+            })?;
+        Ok(Combined::Joined(path))
+    }
+}
+
+/// Reads up to `limit` bytes of `from` through `buffer`, giving each piece to `each`; returns
+/// how many there were.
+fn stream<R: Read>(
+    from: &mut R,
+    limit: u64,
+    buffer: &mut [u8],
+    mut each: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<u64> {
+    let mut done = 0u64;
+    while done < limit {
+        let want = usize::try_from(limit - done).map_or(buffer.len(), |n| n.min(buffer.len()));
+        let read = match from.read(&mut buffer[..want]) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        each(&buffer[..read])?;
+        done += read as u64;
+    }
+    Ok(done)
+}
+
+fn read_error(path: &Path, source: io::Error) -> AuditError {
+    AuditError::File {
+        path: path.to_path_buf(),
+        doing: "read",
+        source,
+    }
+}
+
+fn write_error(path: &Path, source: io::Error) -> AuditError {
+    AuditError::File {
+        path: path.to_path_buf(),
+        doing: "write the joined copy of",
+        source,
+    }
+}
