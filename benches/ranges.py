@@ -6,7 +6,11 @@ multi-byte character, a quoted value, the tuples of an extended INSERT or a line
 block, wherever the first of these is found past a quarter, a half and three quarters of the
 file), runs `undouble fix --range` and `undouble scan --json --range` on each, and compares:
 the fixes concatenated with one `undouble fix` of the whole file, byte for byte; `undouble
-merge` of the scans with one `undouble scan --json`, record for record.
+merge` of the scans with one `undouble scan --json`, record for record. Then, on a copy of the
+file, each range fixed with its own audit log (`fix --range --audit`) and `undouble merge
+--audit` joining the parts over the copy: the copy must equal the whole fix, the combined log's
+change records those of `fix --audit` of the whole file, and `undouble undo` of the combined log
+must give back the file.
 
 Used by the CI round trips on real dumps (.ci/*-roundtrip.sh) and, for its helpers, by the Spark
 job (benches/spark_job.py).
@@ -87,6 +91,7 @@ def check(undouble: str, path: str, fix_args: list, ranges: list, work: Path) ->
         parts.append(str(part))
     scan = run([undouble, "scan", "--json", "--top", "1000000", path]).decode()
     merged = run([undouble, "merge", "--top", "1000000", *reversed(parts)]).decode()
+    audited = check_audited(undouble, path, fix_args, ranges, work, whole)
     return {
         "bytes": Path(path).stat().st_size,
         "ranges": ranges,
@@ -94,6 +99,49 @@ def check(undouble: str, path: str, fix_args: list, ranges: list, work: Path) ->
         "read_as_a_dump": "dump" in records(scan)[0],
         "fix_parts_concatenate_to_the_whole_fix": joined == whole,
         "merged_scan_equals_the_whole_scan": records(merged) == records(scan),
+        **audited,
+    }
+
+
+def change_records(log: Path) -> list:
+    """The change records of an audit log, without their links."""
+    changes = []
+    with open(log) as lines:
+        for line in lines:
+            record = json.loads(line)
+            if record["type"] == "change":
+                record.pop("prev", None)
+                changes.append(record)
+    return changes
+
+
+def check_audited(undouble: str, path: str, fix_args: list, ranges: list, work: Path,
+                  whole: bytes) -> dict:
+    """`ranges` of a copy of `path` fixed with audit logs, joined over it by `merge --audit`,
+    undone by `undo`, against the whole fix (`whole`) and its log."""
+    audit = work / "audit"
+    audit.mkdir()
+    copy = audit / Path(path).name
+    original = Path(path).read_bytes()
+    copy.write_bytes(original)
+    whole_log = audit / "whole.log"
+    run([undouble, "fix", "-q", *fix_args, "--audit", str(whole_log),
+         "-o", str(audit / "whole.out"), str(copy)])
+    logs = []
+    for index, (start, end) in enumerate(ranges):
+        log = audit / f"part{index}.log"
+        run([undouble, "fix", "-q", *fix_args, "--range", f"{start}-{end}", "--audit", str(log),
+             "-o", str(audit / f"part{index}"), str(copy)])
+        logs.append(str(log))
+    combined = audit / "combined.log"
+    run([undouble, "merge", "--audit", str(combined), "--root", str(audit), *reversed(logs)])
+    joined = copy.read_bytes() == whole
+    same_changes = change_records(combined) == change_records(whole_log)
+    run([undouble, "undo", "--root", str(audit), str(combined)])
+    return {
+        "audited_parts_joined_by_merge_audit_equal_the_whole_fix": joined,
+        "combined_log_changes_equal_the_whole_audited_fix": same_changes,
+        "undo_of_the_combined_log_restores_the_file": copy.read_bytes() == original,
     }
 
 
@@ -110,6 +158,9 @@ def main() -> int:
         result = check(args.undouble, args.file, args.fix_args.split(), ranges, Path(work))
     ok = (result["fix_parts_concatenate_to_the_whole_fix"]
           and result["merged_scan_equals_the_whole_scan"]
+          and result["audited_parts_joined_by_merge_audit_equal_the_whole_fix"]
+          and result["combined_log_changes_equal_the_whole_audited_fix"]
+          and result["undo_of_the_combined_log_restores_the_file"]
           and result["ranges_that_found_something"] >= 2)
     for key, value in result.items():
         print(f"  {key}: {value}")

@@ -10,8 +10,10 @@
 #![cfg(unix)]
 
 mod binary;
+mod dumps;
 
 use binary::*;
+use dumps::{big_mysql_dump, big_postgres_dump, inside};
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -36,68 +38,13 @@ fn sparse_text() -> Vec<u8> {
     text.into_bytes()
 }
 
-/// A MySQL dump of about 20 MiB: extended inserts of about a megabyte a line, some values
-/// garbled, a second table defined between the first's rows.
-fn sparse_mysql_dump() -> Vec<u8> {
-    let mut dump = String::from(
-        "-- MariaDB dump 10.19  Distrib 10.11.6-MariaDB, for debian-linux-gnu (x86_64)\n\
-         /*!40101 SET NAMES latin1 */;\n\
-         CREATE TABLE `t` (\n  `id` int(11) NOT NULL,\n  `name` varchar(200) DEFAULT NULL,\n  \
-         `data` blob,\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=latin1;\n",
-    );
-    let mut id = 0u64;
-    while dump.len() < 20 << 20 {
-        if id == 150_000 {
-            dump += "CREATE TABLE `u` (\n  `k` varchar(9) NOT NULL,\n  `note` text,\n  \
-                     PRIMARY KEY (`k`)\n) DEFAULT CHARSET=latin1;\n\
-                     INSERT INTO `u` VALUES ('a','Ã¼ber'),('b',NULL);\n";
-        }
-        dump += "INSERT INTO `t` VALUES ";
-        for row in 0..20_000 {
-            id += 1;
-            if row > 0 {
-                dump.push(',');
-            }
-            let value = match id % 53 {
-                0 => "CafÃ© it\\'s naÃ¯ve",
-                7 => "clean café",
-                _ => "plain words in a value",
-            };
-            dump += &format!("({id},'{value}',_binary 'Ã©\\0')");
-        }
-        dump += ";\n";
-    }
-    dump.into_bytes()
-}
-
-/// A PostgreSQL dump of about 20 MiB: one `COPY` block of more than two blocks.
-fn sparse_postgres_dump() -> Vec<u8> {
-    let mut dump = String::from(
-        "--\n-- PostgreSQL database dump\n--\n\nSET client_encoding = 'UTF8';\n\
-         CREATE TABLE public.t (\n    id integer NOT NULL,\n    name text,\n    data bytea\n);\n\
-         COPY public.t (id, name, data) FROM stdin;\n",
-    );
-    let mut id = 0u64;
-    while dump.len() < 20 << 20 {
-        id += 1;
-        let value = match id % 61 {
-            0 => "CafÃ© line\\nbreak Ã¢â‚¬â„¢",
-            9 => "\\N",
-            _ => "plain words in a value",
-        };
-        dump += &format!("{id}\t{value}\t\\\\xc3a9\n");
-    }
-    dump += "\\.\n";
-    dump.into_bytes()
-}
-
-/// The offset of `into` bytes into the first `needle` at or after `from`.
-fn inside(bytes: &[u8], from: usize, needle: &str, into: usize) -> usize {
-    let at = bytes[from..]
-        .windows(needle.len())
-        .position(|w| w == needle.as_bytes())
-        .unwrap();
-    from + at + into
+/// The values of a sparsely garbled dump: one in `every` garbled, one clean non-ASCII, the
+/// others ASCII.
+fn sparse_values<'a>(garbled: &'a str, clean: &'a str, every: usize) -> Vec<&'a str> {
+    let mut values = vec!["plain words in a value"; every];
+    values[0] = garbled;
+    values[every / 2] = clean;
+    values
 }
 
 /// A file to fix in `srv/`, its parts and their logs in `work/`.
@@ -269,7 +216,7 @@ fn audited_ranges_of_a_text_join_to_its_fix_and_undo_restores_it() {
 
 #[test]
 fn audited_ranges_of_a_mysql_dump_join_to_its_fix_and_undo_restores_it() {
-    let dump = sparse_mysql_dump();
+    let dump = big_mysql_dump(&sparse_values("CafÃ© it\\'s naÃ¯ve", "clean café", 53));
     let cuts = [
         0,
         inside(&dump, 3_000_000, "Ã©", 1),
@@ -282,7 +229,7 @@ fn audited_ranges_of_a_mysql_dump_join_to_its_fix_and_undo_restores_it() {
 
 #[test]
 fn audited_ranges_of_a_postgres_copy_block_join_to_its_fix_and_undo_restores_it() {
-    let dump = sparse_postgres_dump();
+    let dump = big_postgres_dump(&sparse_values("CafÃ© line\\nbreak Ã¢â‚¬â„¢", "\\N", 61));
     let cuts = [
         0,
         inside(&dump, 4_000_000, "CafÃ©", 2),

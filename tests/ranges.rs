@@ -5,8 +5,10 @@
 //! cannot read is refused.
 
 mod binary;
+mod dumps;
 
 use binary::*;
+use dumps::{big_mysql_dump, big_postgres_dump, inside};
 
 use std::fs;
 use std::path::Path;
@@ -139,83 +141,19 @@ fn ranges_of_a_file_whose_first_invalid_byte_lies_deep_inside_merge_to_its_surve
     assert_eq!(scan[0]["valid_utf8"], Value::Bool(false));
 }
 
-/// Where `needle` is in `bytes` from `from` on, plus `into`: an offset inside it.
-fn inside(bytes: &[u8], from: usize, needle: &str, into: usize) -> usize {
-    let at = bytes[from..]
-        .windows(needle.len())
-        .position(|w| w == needle.as_bytes())
-        .unwrap();
-    from + at + into
-}
-
-/// A MySQL dump of about 20 MiB as `mariadb-dump` writes one: extended inserts of about a
-/// megabyte a line, a second table defined between the first's rows, comments.
-fn big_mysql_dump() -> Vec<u8> {
-    let mut dump = String::from(
-        "-- MariaDB dump 10.19  Distrib 10.11.6-MariaDB, for debian-linux-gnu (x86_64)\n\
-         /*!40101 SET NAMES latin1 */;\n\
-         CREATE TABLE `t` (\n  `id` int(11) NOT NULL,\n  `name` varchar(200) DEFAULT NULL,\n  \
-         `data` blob,\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=latin1;\n",
-    );
-    let values = [
-        "CafÃ© crÃ¨me, naÃ¯ve â€” Ã¼ber",
-        "clean café 日本語",
-        "it\\'s Ã¢â‚¬â„¢ quoted; (yes),(no)",
-        "ÃƒÂ© twice",
-        "Ð¸",
-    ];
-    let mut id = 0;
-    while dump.len() < 20 << 20 {
-        if id == 150_000 {
-            dump += "/* a comment with CafÃ© in it */;\n\
-                     CREATE TABLE `u` (\n  `k` varchar(9) NOT NULL,\n  `note` text,\n  \
-                     PRIMARY KEY (`k`)\n) DEFAULT CHARSET=latin1;\n\
-                     INSERT INTO `u` VALUES ('a','Ã¼ber'),('b',NULL);\n";
-        }
-        dump += "INSERT INTO `t` VALUES ";
-        for row in 0..20_000 {
-            id += 1;
-            if row > 0 {
-                dump.push(',');
-            }
-            let value = values[id % values.len()];
-            dump += &format!("({id},'{value}',_binary 'Ã©\\0')");
-        }
-        dump += ";\n";
-    }
-    dump.into_bytes()
-}
-
-/// A PostgreSQL dump of about 20 MiB as `pg_dump` writes one: a `COPY` block of more than two
-/// blocks, then another table's.
-fn big_postgres_dump() -> Vec<u8> {
-    let mut dump = String::from(
-        "--\n-- PostgreSQL database dump\n--\n\nSET client_encoding = 'UTF8';\n\
-         CREATE TABLE public.t (\n    id integer NOT NULL,\n    name text,\n    data bytea\n);\n\
-         CREATE TABLE public.u (\n    note text\n);\n\
-         COPY public.t (id, name, data) FROM stdin;\n",
-    );
-    let values = [
-        "CafÃ© crÃ¨me, naÃ¯ve â€” Ã¼ber",
-        "clean café 日本語",
-        "line\\nbreak Ã¢â‚¬â„¢ quoted",
-        "\\N",
-        "ÃƒÂ© twice",
-    ];
-    let mut id = 0;
-    while dump.len() < 20 << 20 {
-        id += 1;
-        let value = values[id % values.len()];
-        dump += &format!("{id}\t{value}\t\\\\xc3a9\n");
-    }
-    dump += "\\.\n\nCOPY public.u (note) FROM stdin;\nÐ¸ and Ã¼ber\n\\.\n";
-    dump.into_bytes()
-}
+/// The values of the dumps: every one garbled but the clean ones.
+const VALUES: [&str; 5] = [
+    "CafÃ© crÃ¨me, naÃ¯ve â€” Ã¼ber",
+    "clean café 日本語",
+    "it\\'s Ã¢â‚¬â„¢ quoted; (yes),(no)",
+    "ÃƒÂ© twice",
+    "Ð¸",
+];
 
 #[test]
 fn four_ranges_of_a_mysql_dump_cut_inside_its_values_give_the_whole_fix_and_scan() {
     let dir = tempfile::tempdir().unwrap();
-    let dump = big_mysql_dump();
+    let dump = big_mysql_dump(&VALUES);
     fs::write(dir.path().join("dump.sql"), &dump).unwrap();
     // Inside a two-byte character, a quoted value, and between the tuples of an extended
     // insert, each a few megabytes on.
@@ -250,7 +188,14 @@ fn four_ranges_of_a_mysql_dump_cut_inside_its_values_give_the_whole_fix_and_scan
 #[test]
 fn four_ranges_of_a_postgres_dump_cut_inside_a_copy_block_give_the_whole_fix_and_scan() {
     let dir = tempfile::tempdir().unwrap();
-    let dump = big_postgres_dump();
+    let values = [
+        "CafÃ© crÃ¨me, naÃ¯ve â€” Ã¼ber",
+        "clean café 日本語",
+        "line\\nbreak Ã¢â‚¬â„¢ quoted",
+        "\\N",
+        "ÃƒÂ© twice",
+    ];
+    let dump = big_postgres_dump(&values);
     fs::write(dir.path().join("dump.sql"), &dump).unwrap();
     // Inside the COPY block: in a value, after an escape, in a two-byte character.
     let cuts = [

@@ -8,6 +8,11 @@
 //! chain does not hold is never accepted; and nothing outside the root is ever written, nor a
 //! link, FIFO or device inside it. A file a mutated log restores is put back in its fixed state
 //! before the next input.
+//!
+//! The logs of two ranges of a file, mutated the same way, are combined by `merge --audit`
+//! (the library's `combine`): a log whose chain breaks or that lacks its end is refused whole,
+//! nothing outside the root is written, and a file the merge joined is always one that `undo`
+//! of the combined log puts back exactly.
 
 #![cfg(unix)]
 
@@ -73,6 +78,8 @@ struct World {
     fixed: Vec<(PathBuf, Vec<u8>)>,
     /// Real logs, as the fix wrote them.
     seeds: Vec<Vec<u8>>,
+    /// The logs of two ranges of `root/r.txt`, whose parts are in `root/parts/`.
+    range_seeds: [Vec<u8>; 2],
     /// Paths a mutation may put in a log.
     targets: Vec<String>,
 }
@@ -114,7 +121,26 @@ fn world() -> World {
     .into_iter()
     .chain([dump.to_str().unwrap(), "d.sql"])
     .collect::<Vec<_>>());
+    // A file fixed in two ranges (the second past its one block: an empty part), each with
+    // its log; the file itself stays as it is until its parts are joined over it.
+    fs::write(root.join("r.txt"), TEXT_A.repeat(3)).unwrap();
+    fs::create_dir(root.join("parts")).unwrap();
+    let range_logs = [logs.join("r0.jsonl"), logs.join("r1.jsonl")];
+    for (at, range) in ["0-10", "10-"].into_iter().enumerate() {
+        let part = root.join("parts").join(format!("r{at}"));
+        let log = range_logs[at].to_str().unwrap();
+        fix(&["fix", "-q", "--range", range, "--audit", log, "-o"]
+            .into_iter()
+            .chain([part.to_str().unwrap(), "r.txt"])
+            .collect::<Vec<_>>());
+    }
+    let range_seeds = range_logs.map(|log| fs::read(log).unwrap());
     let mut fixed = Vec::new();
+    for name in ["r.txt", "parts/r0", "parts/r1"] {
+        fixed.push((root.join(name), fs::read(root.join(name)).unwrap()));
+    }
+    fs::write(outside.join("r.txt"), TEXT_A.repeat(3)).unwrap();
+    fixed.push((outside.join("r.txt"), TEXT_A.repeat(3).into_bytes()));
     for (name, _) in files {
         let bytes = fs::read(root.join(name)).unwrap();
         // The same bytes outside: every hash of a retargeted log holds there.
@@ -134,6 +160,10 @@ fn world() -> World {
         targets.push(root.join("door").join(name).display().to_string());
         targets.push(root.join(name).display().to_string());
     }
+    targets.push(outside.join("r.txt").display().to_string());
+    targets.push(root.join("parts").display().to_string());
+    targets.push(root.join("parts/r0").display().to_string());
+    targets.push(root.join("r.txt").display().to_string());
     targets.push(root.join("link.txt").display().to_string());
     targets.push(root.join("pipe").display().to_string());
     targets.push(root.display().to_string());
@@ -146,6 +176,7 @@ fn world() -> World {
         logs,
         fixed,
         seeds,
+        range_seeds,
         targets,
     }
 }
@@ -398,7 +429,7 @@ fn check_world(world: &World, input: u64, log: &[u8]) {
     }
     assert_eq!(
         fs::read_dir(&world.outside).unwrap().count(),
-        3,
+        4,
         "input {input}"
     );
     let kind = |name: &str| {
@@ -409,10 +440,16 @@ fn check_world(world: &World, input: u64, log: &[u8]) {
     assert!(kind("link.txt").is_symlink(), "input {input}");
     assert!(kind("door").is_symlink(), "input {input}");
     assert!(kind("pipe").is_fifo(), "input {input}");
-    // The fixed files, the link, the linked directory and the FIFO; no temporary file left.
+    // The fixed files, the file of ranges and its parts' directory, the link, the linked
+    // directory and the FIFO; no temporary file left.
     assert_eq!(
         fs::read_dir(&world.root).unwrap().count(),
-        6,
+        8,
+        "input {input}"
+    );
+    assert_eq!(
+        fs::read_dir(world.root.join("parts")).unwrap().count(),
+        2,
         "input {input}"
     );
 }
@@ -477,4 +514,109 @@ fn a_huge_line_is_refused_in_bounded_memory_and_time() {
     assert!(error.to_string().contains("huge.jsonl:2: "), "{error}");
     assert!(error.to_string().contains("longer than"), "{error}");
     check_world(&world, 0, b"");
+}
+
+/// How many mutated pairs of range logs are combined.
+const RANGE_INPUTS: u64 = 1000;
+
+/// Combines `logs` into `out` in a thread, and fails if it panics or outlasts the deadline.
+fn combine_within_deadline(
+    logs: Vec<PathBuf>,
+    out: PathBuf,
+    roots: Roots,
+    input: u64,
+) -> Result<audit::CombineReport, audit::AuditError> {
+    let (send, receive) = mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let _ = send.send(audit::combine(&logs, &out, &roots, ["test".to_owned()]));
+    });
+    match receive.recv_timeout(DEADLINE) {
+        Ok(result) => {
+            worker.join().unwrap();
+            result
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("input {input}: combine did not finish"),
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("input {input}: combine panicked"),
+    }
+}
+
+#[test]
+fn any_mutated_range_log_is_combined_into_a_log_undo_takes_back_or_refused() {
+    let world = world();
+    let roots = Roots::new([&world.root]).unwrap();
+    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    let (mut refused, mut file_refused, mut joined) = (0u64, 0u64, 0u64);
+    for input in 0..RANGE_INPUTS {
+        let mut logs = world.range_seeds.to_vec();
+        // One log or both mutated; sometimes one given twice, or left out.
+        let which = rng.below(3);
+        for (at, log) in logs.iter_mut().enumerate() {
+            if which == 2 || which == at {
+                for _ in 0..1 + rng.below(3) {
+                    *log = mutate(&mut rng, log, &world.targets);
+                }
+            }
+        }
+        match rng.below(8) {
+            0 => logs.push(logs[0].clone()),
+            1 => {
+                logs.remove(0);
+            }
+            2 => logs.swap(0, 1),
+            _ => {}
+        }
+        let paths: Vec<PathBuf> = (0..logs.len())
+            .map(|at| world.logs.join(format!("m{at}.jsonl")))
+            .collect();
+        for (path, log) in paths.iter().zip(&logs) {
+            fs::write(path, log).unwrap();
+        }
+        let out = world.logs.join("combined.jsonl");
+        let _ = fs::remove_file(&out);
+        let before: Vec<(PathBuf, Vec<u8>)> = world
+            .fixed
+            .iter()
+            .filter(|(path, _)| path.starts_with(&world.root))
+            .map(|(path, _)| (path.clone(), fs::read(path).unwrap()))
+            .collect();
+        let result = combine_within_deadline(paths, out.clone(), roots.clone(), input);
+        let whole = logs.iter().all(|log| chain_verdict(log) == Some(Ok(true)));
+        match &result {
+            Ok(report) if !whole => panic!(
+                "input {input}: a log whose chain breaks or ends early was combined: {report:?}"
+            ),
+            Err(_) => refused += 1,
+            Ok(report) => {
+                for file in &report.files {
+                    match &file.result {
+                        Ok(audit::Combined::Joined(_)) => joined += 1,
+                        Ok(_) => {}
+                        Err(_) => file_refused += 1,
+                    }
+                }
+                if report
+                    .files
+                    .iter()
+                    .any(|file| matches!(file.result, Ok(audit::Combined::Joined(_))))
+                {
+                    let undone = audit::undo(&out, &roots).unwrap();
+                    assert!(undone.all_restored(), "input {input}: {undone:?}");
+                    for (path, bytes) in &before {
+                        assert!(
+                            fs::read(path).unwrap() == *bytes,
+                            "input {input}: undo of the combined log did not restore {}",
+                            path.display()
+                        );
+                    }
+                }
+            }
+        }
+        check_world(&world, input, &logs.concat());
+    }
+    eprintln!("{refused} sets refused, {file_refused} files refused, {joined} joined");
+    assert!(refused > RANGE_INPUTS / 4, "{refused} refused");
+    assert!(
+        file_refused > 0 && joined > 0,
+        "{file_refused} files refused, {joined} joined"
+    );
 }

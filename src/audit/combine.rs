@@ -29,15 +29,13 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::chain::ChainedLog;
 use super::hash::{ContentHasher, Hashing};
-use super::read::{LogLines, Next, Position, readable, unknown_schema};
-use super::record::{
-    AuditLevel, CHAINED_SCHEMA, Checksum, End, FileRecord, Header, LoggedPath, Record,
-};
+use super::read::{LogLines, Next, Position, Shape, Stopped, read_through};
+use super::record::{AuditLevel, Checksum, End, FileRecord, Header, LoggedPath, Record};
 use super::roots::Roots;
 use super::undo::{AuditError, LogLine};
 use crate::mojibake::Strictness;
@@ -199,13 +197,7 @@ fn read_log(log: &Path) -> Result<ReadLog, AuditError> {
     let mut lines = LogLines::open(log)?;
     let mut header: Option<Header> = None;
     let mut files = Vec::new();
-    // The first change record of the file being read, and its link.
-    let mut group: Option<(Position, Option<Checksum>)> = None;
-    let mut changes_seen = 0u64;
-    let mut counted = End {
-        files: 0,
-        rewritten: 0,
-    };
+    let mut shape = Shape::default();
     let unfinished = "the log stops before the `end` record that closes a run: only logs of \
                       runs that finished are combined";
     loop {
@@ -221,26 +213,16 @@ fn read_log(log: &Path) -> Result<ReadLog, AuditError> {
         let bad = |problem: String| lines.bad(position, problem);
         match (*record, &header) {
             (Record::Header(found), None) => {
-                let version = u64::from(found.schema);
-                if !readable(version) {
-                    return Err(bad(unknown_schema(version)));
-                }
-                if found.schema < CHAINED_SCHEMA {
-                    return Err(bad(format!(
-                        "a log of schema {version} has no integrity chain: undo it by itself"
-                    )));
-                }
-                if found.level == AuditLevel::Summary {
-                    return Err(AuditError::SummaryOnly {
-                        log: lines.log.clone(),
-                    });
-                }
-                if link.is_some() {
-                    return Err(bad(
-                        "the header carries a `prev` link, but a header starts the chain".into(),
+                lines.take_header(&found, position, link)?;
+                if !lines.chained {
+                    return Err(lines.bad(
+                        position,
+                        format!(
+                            "a log of schema {} has no integrity chain: undo it by itself",
+                            found.schema
+                        ),
                     ));
                 }
-                lines.chained = true;
                 header = Some(found);
             }
             (Record::Header(_), Some(_)) => return Err(bad("a second header record".into())),
@@ -249,23 +231,12 @@ fn read_log(log: &Path) -> Result<ReadLog, AuditError> {
                     "the audit log does not start with a header record".into()
                 ));
             }
-            (Record::Change(_), _) => {
-                group.get_or_insert((position, link));
-                changes_seen += 1;
-            }
+            (Record::Change(_), _) => shape.change(position, link),
             (Record::Sequence(_), _) => {
                 return Err(bad("a sequence record in a log of the full level".into()));
             }
             (Record::File(record), _) => {
-                if record.change_records != changes_seen {
-                    return Err(bad(format!(
-                        "the file record counts {} change records, but {changes_seen} precede it",
-                        record.change_records
-                    )));
-                }
-                counted.files += 1;
-                counted.rewritten += u64::from(record.rewritten);
-                let (changes, changes_link) = group.take().unwrap_or((position, link));
+                let (changes, changes_link) = shape.file(&record, position, link).map_err(bad)?;
                 files.push(LoggedFile {
                     record,
                     at: lines.at(position),
@@ -273,21 +244,9 @@ fn read_log(log: &Path) -> Result<ReadLog, AuditError> {
                     changes_link,
                     closing_link: link,
                 });
-                changes_seen = 0;
             }
             (Record::End(end), Some(_)) => {
-                if changes_seen > 0 {
-                    return Err(bad(format!(
-                        "{changes_seen} change records before it have no file record"
-                    )));
-                }
-                if end != counted {
-                    return Err(bad(format!(
-                        "the `end` record counts {} file records ({} rewritten), but the log \
-                         holds {} ({} rewritten)",
-                        end.files, end.rewritten, counted.files, counted.rewritten
-                    )));
-                }
+                shape.end(end).map_err(bad)?;
                 let after = lines.next;
                 if !matches!(lines.next_record()?, Next::End) {
                     return Err(lines.bad(after, "a line after the `end` record".into()));
@@ -645,7 +604,7 @@ impl JoinedFile {
         for tile in tiles.iter_mut() {
             tile.newlines_before = newlines;
             let mut segment = ContentHasher::default();
-            let read = stream(
+            let read = read_through(
                 &mut original,
                 tile.record.bytes_before,
                 &mut buffer,
@@ -653,10 +612,10 @@ impl JoinedFile {
                     whole_before.update(bytes);
                     segment.update(bytes);
                     newlines += memchr::memchr_iter(b'\n', bytes).count() as u64;
-                    Ok(())
+                    Ok::<(), io::Error>(())
                 },
             )
-            .map_err(|source| read_error(path, source))?;
+            .map_err(|stopped| stopped.into_error(path, WRITING, &target.path))?;
             let found = segment.fingerprint();
             if read < tile.record.bytes_before || found != tile.record.before() {
                 return Err(mismatch(
@@ -675,19 +634,11 @@ impl JoinedFile {
             let (part_file, _) = part_target.open(part, &tile.at)?;
             let mut written = ContentHasher::default();
             let mut part_reader = BufReader::with_capacity(1 << 20, part_file);
-            // The part is read, the joined copy written: an error says which failed.
-            let mut write_failed = None;
-            let copied = stream(&mut part_reader, u64::MAX, &mut buffer, |bytes| {
+            read_through(&mut part_reader, u64::MAX, &mut buffer, |bytes| {
                 written.update(bytes);
-                joined.write_all(bytes).map_err(|error| {
-                    write_failed = Some(error);
-                    io::Error::other("the joined copy could not be written")
-                })
-            });
-            if let Some(source) = write_failed {
-                return Err(write_error(&target.path, source));
-            }
-            copied.map_err(|source| read_error(part, source))?;
+                joined.write_all(bytes)
+            })
+            .map_err(|stopped| stopped.into_error(part, WRITING, &target.path))?;
             let found = written.fingerprint();
             if found != tile.record.after() {
                 return Err(mismatch(
@@ -700,12 +651,14 @@ impl JoinedFile {
                 ));
             }
         }
-        if stream(&mut original, 1, &mut buffer, |_| Ok(())).map_err(|e| read_error(path, e))? > 0 {
+        let grew = read_through(&mut original, 1, &mut buffer, |_| Ok::<(), io::Error>(()))
+            .map_err(|stopped| stopped.into_error(path, WRITING, &target.path))?;
+        if grew > 0 {
             return Err(mismatch("the file grew while it was read".into(), &at));
         }
         joined
             .flush()
-            .map_err(|source| write_error(&target.path, source))?;
+            .map_err(|source| Stopped::Each(source).into_error(path, WRITING, &target.path))?;
         let after = joined.fingerprint();
         drop(joined);
         Ok(JoinedFile {
@@ -772,41 +725,5 @@ impl JoinedFile {
     }
 }
 
-/// Reads up to `limit` bytes of `from` through `buffer`, giving each piece to `each`; returns
-/// how many there were.
-fn stream<R: Read>(
-    from: &mut R,
-    limit: u64,
-    buffer: &mut [u8],
-    mut each: impl FnMut(&[u8]) -> io::Result<()>,
-) -> io::Result<u64> {
-    let mut done = 0u64;
-    while done < limit {
-        let want = usize::try_from(limit - done).map_or(buffer.len(), |n| n.min(buffer.len()));
-        let read = match from.read(&mut buffer[..want]) {
-            Ok(0) => break,
-            Ok(read) => read,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        each(&buffer[..read])?;
-        done += read as u64;
-    }
-    Ok(done)
-}
-
-fn read_error(path: &Path, source: io::Error) -> AuditError {
-    AuditError::File {
-        path: path.to_path_buf(),
-        doing: "read",
-        source,
-    }
-}
-
-fn write_error(path: &Path, source: io::Error) -> AuditError {
-    AuditError::File {
-        path: path.to_path_buf(),
-        doing: "write the joined copy of",
-        source,
-    }
-}
+/// What the merge writes, for its errors.
+const WRITING: &str = "write the joined copy of";

@@ -2,14 +2,18 @@
 //! against the link it carries once the header has said the log is chained
 //! ([`chain`](super::chain)), every line bounded in length, and a position kept so that a
 //! second pass can go back to where a file's records begin. `undo` and the merge of logs read
-//! through it, so a log is held to the same rules wherever it is read.
+//! through it, so a log is held to the same rules wherever it is read. Both also read the files
+//! the logs name piece by piece, through one loop ([`read_through`]).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::chain::{Link, line_hash};
-use super::record::{Change, Checksum, LoggedPath, OLDEST_SCHEMA, Record, SCHEMA};
+use super::record::{
+    AuditLevel, CHAINED_SCHEMA, Change, Checksum, End, FileRecord, Header, LoggedPath,
+    OLDEST_SCHEMA, Record, SCHEMA,
+};
 use super::undo::{AuditError, LogLine};
 
 /// The longest line a log may have. No record the fix writes comes near it (the longest is a
@@ -104,6 +108,33 @@ impl LogLines {
             log: self.log.clone(),
             source,
         }
+    }
+
+    /// Checks the header at `position`, which carries `link`: a schema this build reads, a
+    /// level that records every change, and no link (a header starts the chain). Then the
+    /// records after it are checked against their links when the schema has them.
+    pub(crate) fn take_header(
+        &mut self,
+        header: &Header,
+        position: Position,
+        link: Option<Checksum>,
+    ) -> Result<(), AuditError> {
+        let version = u64::from(header.schema);
+        if !readable(version) {
+            return Err(self.bad(position, unknown_schema(version)));
+        }
+        if header.level == AuditLevel::Summary {
+            return Err(AuditError::SummaryOnly {
+                log: self.log.clone(),
+            });
+        }
+        if link.is_some() {
+            let problem = "the header carries a `prev` link, but a header starts the chain";
+            return Err(self.bad(position, problem.into()));
+        }
+        self.chained = version >= u64::from(CHAINED_SCHEMA);
+        self.blank_lines = !self.chained;
+        Ok(())
     }
 
     /// Goes back to `to`, whose record must carry the link `expect`.
@@ -239,4 +270,111 @@ impl LogLines {
         }
         Ok(())
     }
+}
+
+/// The shape a first pass over a log checks: the change records before a `file` record are
+/// its, and it counts them; the `end` record counts the `file` records.
+#[derive(Default)]
+pub(crate) struct Shape {
+    /// The first change record of the file being read, and its link.
+    group: Option<(Position, Option<Checksum>)>,
+    changes_seen: u64,
+    counted: End,
+}
+
+impl Shape {
+    /// A change record at `position`, carrying `link`.
+    pub(crate) fn change(&mut self, position: Position, link: Option<Checksum>) {
+        self.group.get_or_insert((position, link));
+        self.changes_seen += 1;
+    }
+
+    /// The `file` record at `position`, carrying `link`, which closes the changes before it:
+    /// where they begin, and the link the first of them carries (the record's own without
+    /// changes). An error is the problem with the record.
+    pub(crate) fn file(
+        &mut self,
+        record: &FileRecord,
+        position: Position,
+        link: Option<Checksum>,
+    ) -> Result<(Position, Option<Checksum>), String> {
+        if record.change_records != self.changes_seen {
+            return Err(format!(
+                "the file record counts {} change records, but {} precede it",
+                record.change_records, self.changes_seen
+            ));
+        }
+        self.counted.files += 1;
+        self.counted.rewritten += u64::from(record.rewritten);
+        self.changes_seen = 0;
+        Ok(self.group.take().unwrap_or((position, link)))
+    }
+
+    /// The `end` record: it must count what the log holds. An error is the problem with it.
+    pub(crate) fn end(&self, end: End) -> Result<(), String> {
+        if self.changes_seen > 0 {
+            return Err(format!(
+                "{} change records before it have no file record",
+                self.changes_seen
+            ));
+        }
+        if end != self.counted {
+            return Err(format!(
+                "the `end` record counts {} file records ({} rewritten), but the log holds {} \
+                 ({} rewritten)",
+                end.files, end.rewritten, self.counted.files, self.counted.rewritten
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Why [`read_through`] stopped early.
+pub(crate) enum Stopped<E> {
+    Read(io::Error),
+    Each(E),
+}
+
+impl Stopped<io::Error> {
+    /// The error of a copy from `read` into `written` that stopped; `writing` says what the
+    /// copy was ("write the restored copy of").
+    pub(crate) fn into_error(
+        self,
+        read: &Path,
+        writing: &'static str,
+        written: &Path,
+    ) -> AuditError {
+        let (path, doing, source) = match self {
+            Stopped::Read(source) => (read, "read", source),
+            Stopped::Each(source) => (written, writing, source),
+        };
+        AuditError::File {
+            path: path.to_path_buf(),
+            doing,
+            source,
+        }
+    }
+}
+
+/// Reads up to `limit` bytes of `from` through `buffer`, giving each piece to `each`; returns
+/// how many there were (fewer at the end of `from`).
+pub(crate) fn read_through<R: Read, E>(
+    from: &mut R,
+    limit: u64,
+    buffer: &mut [u8],
+    mut each: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<u64, Stopped<E>> {
+    let mut done = 0u64;
+    while done < limit {
+        let want = usize::try_from(limit - done).map_or(buffer.len(), |n| n.min(buffer.len()));
+        let read = match from.read(&mut buffer[..want]) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Stopped::Read(e)),
+        };
+        each(&buffer[..read]).map_err(Stopped::Each)?;
+        done += read as u64;
+    }
+    Ok(done)
 }

@@ -383,7 +383,7 @@ impl FileRecord {
 
 /// The record that closes a run that finished: what the log holds, so that a log missing records
 /// is seen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct End {
     /// `file` records in the log.
     pub files: u64,

@@ -37,8 +37,8 @@ use std::path::{Path, PathBuf};
 
 use super::hash::Hashing;
 pub use super::read::MAX_LINE;
-use super::read::{LogLines, Next, Position, readable, unknown_schema};
-use super::record::{AuditLevel, CHAINED_SCHEMA, Checksum, End, FileRecord, Fingerprint, Record};
+use super::read::{LogLines, Next, Position, Shape, read_through};
+use super::record::{Checksum, FileRecord, Fingerprint, Record};
 use super::roots::Roots;
 use crate::format::hex;
 
@@ -277,14 +277,8 @@ fn undo_log(log: &Path, roots: &Roots, mode: Mode) -> Result<UndoReport, AuditEr
 /// rewritten files.
 fn plan(lines: &mut LogLines) -> Result<Planned, AuditError> {
     let mut schema = None;
-    // The first change record of the file being read, and its link.
-    let mut group: Option<(Position, Option<Checksum>)> = None;
-    let mut changes_seen = 0u64;
+    let mut shape = Shape::default();
     let mut plans = Vec::new();
-    let mut counted = End {
-        files: 0,
-        rewritten: 0,
-    };
     let mut ended = false;
     let mut last_is_plan = false;
     let stop = loop {
@@ -313,22 +307,7 @@ fn plan(lines: &mut LogLines) -> Result<Planned, AuditError> {
         let is_plan = matches!(&*record, Record::File(file) if file.rewritten);
         match (*record, schema) {
             (Record::Header(header), None) => {
-                let version = u64::from(header.schema);
-                if !readable(version) {
-                    return Err(bad(unknown_schema(version)));
-                }
-                if header.level == AuditLevel::Summary {
-                    return Err(AuditError::SummaryOnly {
-                        log: lines.log.clone(),
-                    });
-                }
-                if link.is_some() {
-                    return Err(bad(
-                        "the header carries a `prev` link, but a header starts the chain".into(),
-                    ));
-                }
-                lines.chained = header.schema >= CHAINED_SCHEMA;
-                lines.blank_lines = !lines.chained;
+                lines.take_header(&header, position, link)?;
                 schema = Some(header.schema);
             }
             (Record::Header(_), Some(_)) => return Err(bad("a second header record".into())),
@@ -347,20 +326,10 @@ fn plan(lines: &mut LogLines) -> Result<Planned, AuditError> {
                     "an `end` record in a log of schema {version}, which has none"
                 )));
             }
-            (Record::Change(_), _) => {
-                group.get_or_insert((position, link));
-                changes_seen += 1;
-            }
+            (Record::Change(_), _) => shape.change(position, link),
             (Record::Sequence(_), _) => {}
             (Record::File(record), _) => {
-                if record.change_records != changes_seen {
-                    return Err(bad(format!(
-                        "the file record counts {} change records, but {changes_seen} precede it",
-                        record.change_records
-                    )));
-                }
-                counted.files += 1;
-                counted.rewritten += u64::from(record.rewritten);
+                let (changes, changes_link) = shape.file(&record, position, link).map_err(bad)?;
                 if record.rewritten {
                     let path = record.file.to_path_buf().ok_or_else(|| {
                         bad(format!(
@@ -368,7 +337,6 @@ fn plan(lines: &mut LogLines) -> Result<Planned, AuditError> {
                             record.file.path
                         ))
                     })?;
-                    let (changes, changes_link) = group.unwrap_or((position, link));
                     plans.push(Plan {
                         at: lines.at(position),
                         changes,
@@ -379,22 +347,9 @@ fn plan(lines: &mut LogLines) -> Result<Planned, AuditError> {
                         last_of_unfinished: false,
                     });
                 }
-                group = None;
-                changes_seen = 0;
             }
             (Record::End(end), _) => {
-                if changes_seen > 0 {
-                    return Err(bad(format!(
-                        "{changes_seen} change records before it have no file record"
-                    )));
-                }
-                if end != counted {
-                    return Err(bad(format!(
-                        "the `end` record counts {} file records ({} rewritten), but the log \
-                         holds {} ({} rewritten)",
-                        end.files, end.rewritten, counted.files, counted.rewritten
-                    )));
-                }
+                shape.end(end).map_err(bad)?;
                 ended = true;
             }
         }
@@ -586,20 +541,8 @@ fn copy<R: Read, W: Write>(
     path: &Path,
     buffer: &mut [u8],
 ) -> Result<u64, AuditError> {
-    let mut copied = 0u64;
-    while copied < limit {
-        let want = usize::try_from(limit - copied).map_or(buffer.len(), |n| n.min(buffer.len()));
-        let read = match from.read(&mut buffer[..want]) {
-            Ok(0) => break,
-            Ok(read) => read,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(source) => return Err(read_error(path, source)),
-        };
-        to.write_all(&buffer[..read])
-            .map_err(|source| write_error(path, source))?;
-        copied += read as u64;
-    }
-    Ok(copied)
+    read_through(from, limit, buffer, |bytes| to.write_all(bytes))
+        .map_err(|stopped| stopped.into_error(path, WRITING, path))
 }
 
 fn read_error(path: &Path, source: io::Error) -> AuditError {
@@ -610,10 +553,13 @@ fn read_error(path: &Path, source: io::Error) -> AuditError {
     }
 }
 
+/// What undo writes, for its errors.
+const WRITING: &str = "write the restored copy of";
+
 fn write_error(path: &Path, source: io::Error) -> AuditError {
     AuditError::File {
         path: path.to_path_buf(),
-        doing: "write the restored copy of",
+        doing: WRITING,
         source,
     }
 }
