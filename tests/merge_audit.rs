@@ -3,9 +3,11 @@
 //! characters, values and `COPY` rows, each fixed with its own log; `merge --audit` joins the
 //! parts over the file, which then equals the whole file's fix, and writes one log whose change
 //! and file records are those an audited fix of the whole file writes; `undo` of that log
-//! restores the file. Then what must be refused is: a part missing, given twice, changed; the
-//! file changed since; a part or a file outside the roots; a log whose chain breaks, cut before
-//! its end, or at the summary level; a combined log that exists already.
+//! restores the file. Then what must be refused is: a part missing, given twice, changed, or
+//! written to standard output; the file changed since; a part or a file outside the roots; a
+//! log whose chain breaks, cut before its end, or at the summary level; a combined log that
+//! exists already. Logs of whole files are carried over into the combined log, and undone with
+//! the ranges' file.
 
 #![cfg(unix)]
 
@@ -386,6 +388,29 @@ fn merges_of_audit_logs_that_do_not_hold_together_are_refused_and_change_nothing
         "--audit-level summary",
     );
 
+    // A part that went to standard output cannot be joined.
+    let stdout_log = setup.work.join("stdout.log");
+    let range = format!("{}-{}", cuts[2], cuts[3]);
+    let to_stdout = ok(&[
+        "fix",
+        "--range",
+        &range,
+        "--audit",
+        arg(&stdout_log),
+        arg(&setup.file),
+    ]);
+    assert!(!to_stdout.stdout.is_empty());
+    let with_stdout = [
+        logs[0].clone(),
+        logs[1].clone(),
+        arg(&stdout_log).to_owned(),
+    ];
+    refused(
+        &setup,
+        &setup.merge(&fresh(&setup), &[], &with_stdout),
+        "not to a file",
+    );
+
     // A combined log is never written over.
     let existing = fresh(&setup);
     fs::write(&existing, "keep me").unwrap();
@@ -440,4 +465,45 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+#[test]
+fn logs_of_whole_files_are_carried_into_the_combined_log_and_undone_with_the_ranges() {
+    let setup = setup("c.txt", "CafÃ© in ranges\n".repeat(50).as_bytes());
+    let wholes: Vec<(PathBuf, PathBuf, &str)> = ["a.txt", "b.txt"]
+        .iter()
+        .map(|name| {
+            let path = setup.srv.join(name);
+            let log = setup.work.join(format!("{name}.log"));
+            (path, log, "naÃ¯ve and crÃ¨me\n")
+        })
+        .collect();
+    for (path, log, text) in &wholes {
+        fs::write(path, text).unwrap();
+        ok(&["fix", "--in-place", "--audit", arg(log), arg(path)]);
+        assert_eq!(fs::read_to_string(path).unwrap(), "naïve and crème\n");
+    }
+    let mut logs: Vec<String> = wholes.iter().map(|(_, log, _)| arg(log).to_owned()).collect();
+    logs.extend(setup.fix_ranges(&[], &[0, 100, 1 << 20]));
+    let combined = setup.combined("all.log");
+    let output = setup.merge(&combined, &[], &logs);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.contains("carried") && said.contains("joined 2 parts"), "{said}");
+    let files: Vec<Value> = records(&combined)
+        .into_iter()
+        .filter(|record| record["type"] == "file")
+        .collect();
+    assert_eq!(files.len(), 3);
+    assert!(files.iter().all(|file| file["rewritten"] == true));
+    assert_eq!(
+        fs::read_to_string(&setup.file).unwrap(),
+        "Café in ranges\n".repeat(50)
+    );
+    let undone = run(&["undo", "--root", arg(&setup.srv), arg(&combined)]);
+    assert_eq!(undone.status.code(), Some(0), "{}", stderr(&undone));
+    assert!(setup.unchanged());
+    for (path, _, text) in &wholes {
+        assert_eq!(fs::read_to_string(path).unwrap(), *text);
+    }
 }

@@ -630,6 +630,16 @@ impl JoinedFile {
                 ));
             }
             let part = Path::new(&tile.record.output);
+            if !part.is_absolute() {
+                return Err(bad_at(
+                    &tile.at,
+                    format!(
+                        "the part went to {:?}, not to a file: merge --audit joins the parts \
+                         that `fix --range --audit -o FILE` writes",
+                        tile.record.output
+                    ),
+                ));
+            }
             let part_target = roots.target(part, &tile.at)?;
             let (part_file, _) = part_target.open(part, &tile.at)?;
             let mut written = ContentHasher::default();
