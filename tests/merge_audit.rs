@@ -483,13 +483,19 @@ fn logs_of_whole_files_are_carried_into_the_combined_log_and_undone_with_the_ran
         ok(&["fix", "--in-place", "--audit", arg(log), arg(path)]);
         assert_eq!(fs::read_to_string(path).unwrap(), "naïve and crème\n");
     }
-    let mut logs: Vec<String> = wholes.iter().map(|(_, log, _)| arg(log).to_owned()).collect();
+    let mut logs: Vec<String> = wholes
+        .iter()
+        .map(|(_, log, _)| arg(log).to_owned())
+        .collect();
     logs.extend(setup.fix_ranges(&[], &[0, 100, 1 << 20]));
     let combined = setup.combined("all.log");
     let output = setup.merge(&combined, &[], &logs);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let said = String::from_utf8_lossy(&output.stdout);
-    assert!(said.contains("carried") && said.contains("joined 2 parts"), "{said}");
+    assert!(
+        said.contains("carried") && said.contains("joined 2 parts"),
+        "{said}"
+    );
     let files: Vec<Value> = records(&combined)
         .into_iter()
         .filter(|record| record["type"] == "file")
