@@ -437,9 +437,41 @@ fn a_crafted_range_log_whose_chain_holds_cannot_join_over_a_file_outside_the_roo
     // The log retargeted at the victim, linked anew: what anyone who writes a log can do.
     let log = fs::read_to_string(&logs[0]).unwrap();
     let retargeted = log.replace(arg(&setup.file), arg(&victim));
+    let linked = relink(&retargeted);
+    let crafted = setup.work.join("crafted.log");
+    fs::write(&crafted, linked).unwrap();
+    let output = setup.merge(&setup.combined("c.log"), &[], &[arg(&crafted).to_owned()]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("outside the directories named as roots"));
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "CafÃ© keep\n");
+}
+
+#[test]
+fn a_relinked_range_log_whose_changes_do_not_undo_its_part_is_refused() {
+    let setup = setup("a.txt", "CafÃ© crÃ¨me\n".repeat(20).as_bytes());
+    let logs = setup.fix_ranges(&[], &[0, 1 << 20]);
+    // One change's original cut by a byte, the chain linked anew, every fingerprint right:
+    // the join would be correct, but its log could not take it back.
+    let log = fs::read_to_string(&logs[0]).unwrap();
+    let key = "\"original_hex\":\"";
+    let at = log.find(key).unwrap() + key.len();
+    let end = at + log[at..].find('"').unwrap();
+    let edited = format!("{}{}", &log[..end - 2], &log[end..]);
+    let relinked = setup.work.join("relinked.log");
+    fs::write(&relinked, relink(&edited)).unwrap();
+    let output = setup.merge(&setup.combined("c.log"), &[], &[arg(&relinked).to_owned()]);
+    // The walk back stops at the first change that is not where the log puts it, naming the
+    // part and the log's line.
+    refused(&setup, &output, "work/p0: refused: byte ");
+    assert!(stderr(&output).contains("relinked.log:"));
+}
+
+/// `log` with every record linked anew to the line before it, as a writer would have: what
+/// anyone who writes a whole log can do.
+fn relink(log: &str) -> String {
     let mut linked = String::new();
     let mut last: Option<String> = None;
-    for line in retargeted.lines() {
+    for line in log.lines() {
         let record = match line.find(",\"prev\":\"") {
             Some(at) => format!("{}}}", &line[..at]),
             None => line.to_owned(),
@@ -451,12 +483,7 @@ fn a_crafted_range_log_whose_chain_holds_cannot_join_over_a_file_outside_the_roo
         last = Some(sha256_hex(line.as_bytes()));
         linked.push_str(&line);
     }
-    let crafted = setup.work.join("crafted.log");
-    fs::write(&crafted, linked).unwrap();
-    let output = setup.merge(&setup.combined("c.log"), &[], &[arg(&crafted).to_owned()]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    assert!(stderr(&output).contains("outside the directories named as roots"));
-    assert_eq!(fs::read_to_string(&victim).unwrap(), "CafÃ© keep\n");
+    linked
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {

@@ -29,12 +29,13 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::chain::ChainedLog;
 use super::hash::{ContentHasher, Hashing};
 use super::read::{LogLines, Next, Position, Shape, Stopped, read_through};
+use super::rebuild::{ChangeWalk, rebuild};
 use super::record::{AuditLevel, Checksum, End, FileRecord, Header, LoggedPath, Record};
 use super::roots::Roots;
 use super::undo::{AuditError, LogLine};
@@ -444,7 +445,7 @@ impl CombinedLog {
                     ),
                 )
             })?;
-            JoinedFile::write(&path, &mut tiles, roots)
+            JoinedFile::write(&path, &mut tiles, logs, roots)
         });
         let joined = match checked {
             Ok(joined) => joined,
@@ -571,7 +572,12 @@ struct JoinedFile {
 impl JoinedFile {
     /// Reads the file at `path` (under `roots`) segment by segment and each part after it,
     /// checking both against the logs, and writes the parts to a temporary file beside it.
-    fn write(path: &Path, tiles: &mut [Tile], roots: &Roots) -> Result<JoinedFile, AuditError> {
+    fn write(
+        path: &Path,
+        tiles: &mut [Tile],
+        logs: &mut [ReadLog],
+        roots: &Roots,
+    ) -> Result<JoinedFile, AuditError> {
         let at = tiles[0].at.clone();
         let target = roots.target(path, &at)?;
         let (file, metadata) = target.open(path, &at)?;
@@ -642,20 +648,56 @@ impl JoinedFile {
             }
             let part_target = roots.target(part, &tile.at)?;
             let (part_file, _) = part_target.open(part, &tile.at)?;
-            let mut written = ContentHasher::default();
-            let mut part_reader = BufReader::with_capacity(1 << 20, part_file);
-            read_through(&mut part_reader, u64::MAX, &mut buffer, |bytes| {
-                written.update(bytes);
-                joined.write_all(bytes)
-            })
-            .map_err(|stopped| stopped.into_error(part, WRITING, &target.path))?;
-            let found = written.fingerprint();
+            // The part goes into the joined copy as it is read, while its change records,
+            // walked back, rebuild what the range read: so the combined log is known to undo
+            // the join, not only to name the right hashes.
+            let mut part_copy = Tee {
+                from: BufReader::with_capacity(1 << 20, part_file),
+                to: &mut joined,
+                written: ContentHasher::default(),
+            };
+            let mut rebuilt = Hashing::new(io::sink());
+            let log = &mut logs[tile.log];
+            let Some(logged) = log.range_file() else {
+                return Err(bad_at(&tile.at, "the log changed while it was read".into()));
+            };
+            let (changes, changes_link, closing_link) =
+                (logged.changes, logged.changes_link, logged.closing_link);
+            log.lines.seek(changes, changes_link)?;
+            let walk = ChangeWalk {
+                path: part,
+                file: &tile.record.file,
+                count: tile.record.change_records,
+                closing_link,
+                at: &tile.at,
+                base: tile.start,
+            };
+            rebuild(
+                &walk,
+                &mut part_copy,
+                &mut log.lines,
+                &mut rebuilt,
+                &mut buffer,
+            )?;
+            let found = part_copy.written.fingerprint();
             if found != tile.record.after() {
                 return Err(mismatch(
                     format!(
                         "the part {} has {found}, but its range fix wrote {}",
                         part.display(),
                         tile.record.after()
+                    ),
+                    &tile.at,
+                ));
+            }
+            let rebuilt = rebuilt.fingerprint();
+            if rebuilt != tile.record.before() {
+                return Err(mismatch(
+                    format!(
+                        "the part {} with its changes taken back has {rebuilt}, but its range \
+                         read {}: the log's changes do not undo its part",
+                        part.display(),
+                        tile.record.before()
                     ),
                     &tile.at,
                 ));
@@ -732,6 +774,24 @@ impl JoinedFile {
                 source,
             })?;
         Ok(Combined::Joined(path))
+    }
+}
+
+/// A reader of a part that copies what it reads into the joined copy, hashing it.
+struct Tee<'w, R, W> {
+    from: R,
+    to: &'w mut W,
+    written: ContentHasher,
+}
+
+impl<R: Read, W: Write> Read for Tee<'_, R, W> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.from.read(buf)?;
+        self.to
+            .write_all(&buf[..read])
+            .map_err(|error| io::Error::other(format!("writing the joined copy: {error}")))?;
+        self.written.update(&buf[..read]);
+        Ok(read)
     }
 }
 

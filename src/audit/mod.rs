@@ -16,6 +16,7 @@
 //! - `combine`: logs of ranges joined with their parts over the file, and logs of whole
 //!   files carried over, into one log that `undo` reads ([`combine()`]).
 //! - `read`: the lines of a log, read as hostile input, for `undo` and `combine`.
+//! - `rebuild`: the original rebuilt from a fixed content and its change records.
 //! - `roots`: where `undo` may write (regular files under the roots the user names).
 //! - [`undo`](mod@undo): restores every rewritten file from a log, checking hashes before and after.
 //!
@@ -26,6 +27,7 @@ pub(crate) mod combine;
 pub(crate) mod hash;
 pub(crate) mod log;
 pub(crate) mod read;
+pub(crate) mod rebuild;
 pub(crate) mod record;
 pub(crate) mod roots;
 pub(crate) mod sink;

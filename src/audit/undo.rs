@@ -24,12 +24,9 @@
 //! from there, one at a time, checking their links again. Files are restored in the reverse
 //! order of the log, so a file a run rewrote twice is taken back through its later state first.
 //!
-//! A change record holds the offset of the bytes it changed in the original. Between two changes
-//! the file is as it was, so a walk in log order copies the bytes between the end of one
-//! change's original and the start of the next, then swaps the next replacement back for its
-//! original: a replacement may be shorter than its original (a repair) or longer (a character
-//! set name), and the walk counts both files' positions from what it reads, never from a
-//! difference of lengths.
+//! The original is rebuilt by a walk of the change records in log order (the `rebuild`
+//! module): between two changes the file is as it was, and every replacement must be found
+//! where the log puts it.
 
 use std::fmt;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -37,10 +34,10 @@ use std::path::{Path, PathBuf};
 
 use super::hash::Hashing;
 pub use super::read::MAX_LINE;
-use super::read::{LogLines, Next, Position, Shape, read_through};
+use super::read::{LogLines, Next, Position, Shape};
+use super::rebuild::{ChangeWalk, copy, rebuild};
 use super::record::{Checksum, FileRecord, Fingerprint, Record};
 use super::roots::Roots;
-use crate::format::hex;
 
 /// What an undo did (or, for [`check_undo`], would do) to each file the log says was rewritten.
 #[derive(Debug)]
@@ -424,7 +421,15 @@ fn rebuild_checked<R: Read, W: Write>(
     let mut out = Hashing::new(out);
     // One buffer for every copy between two changes, however many there are.
     let mut buffer = vec![0u8; 1 << 16];
-    let rebuilt = rebuild(plan, current, lines, &mut out, &mut buffer);
+    let walk = ChangeWalk {
+        path: &plan.path,
+        file: &plan.record.file,
+        count: plan.record.change_records,
+        closing_link: plan.closing_link,
+        at: &plan.at,
+        base: 0,
+    };
+    let rebuilt = rebuild(&walk, current, lines, &mut out, &mut buffer);
     // Whatever stopped the rebuild, the whole file is hashed: a file that changed since the fix
     // is refused as such, whatever else is wrong.
     let drained = copy(current, &mut io::sink(), u64::MAX, &plan.path, &mut buffer);
@@ -464,102 +469,10 @@ fn rebuild_checked<R: Read, W: Write>(
     Ok(None)
 }
 
-/// Walks the change records of `plan`, copying `current` to `out` with every replacement
-/// swapped back for the original bytes, up to the end of the file.
-fn rebuild<R: Read, W: Write>(
-    plan: &Plan,
-    current: &mut R,
-    lines: &mut LogLines,
-    out: &mut W,
-    buffer: &mut [u8],
-) -> Result<(), AuditError> {
-    let path = &plan.path;
-    let mut original_done = 0u64; // bytes of the original before the fix accounted for
-    let mut current_done = 0u64; // bytes of the current file consumed
-    let mut found = Vec::new();
-    for _ in 0..plan.record.change_records {
-        let (at, change) = lines.next_change(&plan.record.file, plan.record.change_records)?;
-        let mismatch = |problem: String| AuditError::Mismatch {
-            path: path.clone(),
-            at: at.clone(),
-            problem,
-        };
-        let original = &change.substitution.original_hex.0;
-        let replacement = &change.substitution.replacement_hex.0;
-        let gap = change.offset.checked_sub(original_done).ok_or_else(|| {
-            mismatch(format!(
-                "the change at offset {} overlaps the one before it",
-                change.offset
-            ))
-        })?;
-        let end = change
-            .offset
-            .checked_add(original.len() as u64)
-            .ok_or_else(|| mismatch(format!("the offset {} is past any file", change.offset)))?;
-        let ends_early = || {
-            mismatch(format!(
-                "the file ends before the change at offset {}",
-                change.offset
-            ))
-        };
-        if copy(current, out, gap, path, buffer)? < gap {
-            return Err(ends_early());
-        }
-        found.resize(replacement.len(), 0);
-        current.read_exact(&mut found).map_err(|source| {
-            if source.kind() == io::ErrorKind::UnexpectedEof {
-                ends_early()
-            } else {
-                read_error(path, source)
-            }
-        })?;
-        if found != *replacement {
-            return Err(mismatch(format!(
-                "byte {} holds {}, where the fix wrote {} (in place of {} at offset {})",
-                current_done + gap,
-                hex(&found, " "),
-                hex(replacement, " "),
-                hex(original, " "),
-                change.offset
-            )));
-        }
-        out.write_all(original)
-            .map_err(|source| write_error(path, source))?;
-        original_done = end;
-        current_done += gap + replacement.len() as u64;
-    }
-    lines.check_closed(plan.closing_link, &plan.at)?;
-    copy(current, out, u64::MAX, path, buffer)?;
-    Ok(())
-}
-
-/// Copies up to `limit` bytes through `buffer`; returns how many there were.
-fn copy<R: Read, W: Write>(
-    from: &mut R,
-    to: &mut W,
-    limit: u64,
-    path: &Path,
-    buffer: &mut [u8],
-) -> Result<u64, AuditError> {
-    read_through(from, limit, buffer, |bytes| to.write_all(bytes))
-        .map_err(|stopped| stopped.into_error(path, WRITING, path))
-}
-
-fn read_error(path: &Path, source: io::Error) -> AuditError {
-    AuditError::File {
-        path: path.to_path_buf(),
-        doing: "read",
-        source,
-    }
-}
-
-/// What undo writes, for its errors.
-const WRITING: &str = "write the restored copy of";
-
 fn write_error(path: &Path, source: io::Error) -> AuditError {
     AuditError::File {
         path: path.to_path_buf(),
-        doing: WRITING,
+        doing: "write the restored copy of",
         source,
     }
 }
