@@ -15,8 +15,11 @@
 //! tile it, from its first byte to its last, without gap or overlap; and all the logs must have
 //! been written with the same readings and strictness, which the combined header names. While
 //! the joined content is written to a temporary file beside the file, each segment of the file
-//! is checked against its part's "before" and each part against its "after", and the whole
-//! file's hashes come from the same pass. The file and the parts are reached only under the
+//! is checked against its part's "before" and each part against its "after", each part with
+//! its changes walked back (as `undo` walks them) must rebuild its segment exactly, and the
+//! whole file's hashes come from the same pass. Hashes alone would not do: anyone can write a
+//! log whose chain and hashes hold and whose changes are wrong, and its join could then never
+//! be undone. The file and the parts are reached only under the
 //! roots the user names ([`Roots`]), as `undo` writes. A file's records are in the combined
 //! log, on disk, before the joined content takes the file's place atomically, keeping its
 //! owner, mode and attributes; on any doubt the file is left as it is, the refusal names it,
