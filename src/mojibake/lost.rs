@@ -26,8 +26,6 @@
 
 use std::ops::Range;
 
-use bstr::ByteSlice;
-
 use super::classes::{CharClass, class_of};
 use super::codepage::{ReadingMask, Readings, is_lead_byte};
 use super::matcher::decode_last_char;
@@ -167,45 +165,52 @@ fn stands_apart(input: &[u8], start: usize, found: &LostMatch) -> bool {
         || !decode_last_char(&input[..start]).is_some_and(char::is_uppercase)
 }
 
-/// The first lost match that starts in `range` of `input`, and where. A lost byte's slot
-/// always follows a character that stands for a byte `80..FF`, never ASCII: so only the
-/// stretches of non-ASCII bytes are looked at (ASCII is skipped at the speed of a vector
-/// search), and in each the slots it holds (U+FFFD) or ends at (a space, a `?`), each tried
-/// with the characters just before it, since a garbled character is at most four long.
+/// The first lost match that starts in `range` of `input`, and where. The search goes by the
+/// slots, not the text: a slot is a space or a `?` right after a byte `80..FF`, or U+FFFD after
+/// one, since a lost byte's slot always follows a character that stands for a byte `80..FF`;
+/// one vector search finds them all, and most spaces of a text follow ASCII. A slot is tried
+/// only when the character just before it stands for a byte in the readings, as a garbled
+/// character's last one must (the words of a script the readings do not garble end at none);
+/// then with the characters before it, back to where the text before it is ASCII (or the
+/// range starts), since a garbled character is at most four long.
 pub fn find_lost(
     readings: &Readings,
     input: &[u8],
     range: Range<usize>,
 ) -> Option<(usize, LostMatch)> {
     let end = range.end.min(input.len());
-    let mut at = range.start;
-    while at < end {
-        // Most stretches searched are the few bytes between two runs: a byte loop beats the
-        // set-up of a vector search there.
-        let rest = &input[at..end];
-        let first = match rest.len() <= SHORT_STRETCH {
-            true => rest.iter().position(|&b| b >= 0x80),
-            false => rest.find_non_ascii_byte(),
-        };
-        let stretch_start = at + first?;
-        let stretch_end = input[stretch_start..end]
-            .iter()
-            .position(u8::is_ascii)
-            .map_or(end, |k| stretch_start + k);
-        let stretch = &input[stretch_start..stretch_end];
-        let replacements = stretch
-            .windows(REPLACEMENT.len())
-            .enumerate()
-            .filter(|&(k, w)| k > 0 && w == REPLACEMENT)
-            .map(|(k, _)| stretch_start + k);
-        let after =
-            (stretch_end < end && matches!(input[stretch_end], b' ' | b'?')).then_some(stretch_end);
-        for slot in replacements.chain(after) {
-            if let Some(found) = lost_before(readings, input, stretch_start, slot) {
-                return Some(found);
-            }
+    let start = range.start;
+    let window = input.get(start..end)?;
+    for hit in memchr::memchr3_iter(b' ', b'?', REPLACEMENT[0], window) {
+        let slot = start + hit;
+        if hit == 0 || input[slot - 1] < 0x80 {
+            continue;
         }
-        at = stretch_end + 1;
+        if input[slot] == REPLACEMENT[0]
+            && window.get(hit..hit + REPLACEMENT.len()) != Some(REPLACEMENT)
+        {
+            continue;
+        }
+        // The last character before the slot: its first byte is the last that is no
+        // continuation byte, at most three back.
+        let Some(last) = (slot.saturating_sub(4).max(start)..slot)
+            .rev()
+            .find(|&k| input[k] & 0xC0 != 0x80)
+        else {
+            continue;
+        };
+        if readings.origin_at(&input[last..slot]).is_none() {
+            continue;
+        }
+        // Where the non-ASCII text before the slot starts, as far back as a match may reach.
+        let reach = slot.saturating_sub(LONGEST_REACH).max(start);
+        let stretch_start = (reach..slot)
+            .rev()
+            .find(|&k| input[k] < 0x80)
+            .map_or(reach, |ascii| ascii + 1);
+        if let Some(found) = lost_before(readings, input, stretch_start, slot) {
+            return Some(found);
+        }
     }
     None
 }
@@ -248,8 +253,8 @@ pub fn is_lost_form(readings: &Readings, garbled: &[u8]) -> bool {
     }
 }
 
-/// How long a stretch [`find_lost`] searches byte by byte.
-const SHORT_STRETCH: usize = 32;
+/// How far before its slot a lost match may start: three characters of at most four bytes.
+const LONGEST_REACH: usize = 12;
 
 /// U+FFFD in UTF-8.
 const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
@@ -257,6 +262,113 @@ const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bstr::ByteSlice;
+    use proptest::prelude::*;
+
+    /// The search as it was first written, stretch by stretch: the oracle of [`find_lost`].
+    /// The first lost match that starts in `range` of `input`, and where. A lost byte's slot
+    /// always follows a character that stands for a byte `80..FF`, never ASCII: so only the
+    /// stretches of non-ASCII bytes are looked at (ASCII is skipped at the speed of a vector
+    /// search), and in each the slots it holds (U+FFFD) or ends at (a space, a `?`), each tried
+    /// with the characters just before it, since a garbled character is at most four long.
+    fn find_lost_by_stretches(
+        readings: &Readings,
+        input: &[u8],
+        range: Range<usize>,
+    ) -> Option<(usize, LostMatch)> {
+        let end = range.end.min(input.len());
+        let mut at = range.start;
+        while at < end {
+            // Most stretches searched are the few bytes between two runs: a byte loop beats the
+            // set-up of a vector search there.
+            let rest = &input[at..end];
+            let first = match rest.len() <= 32 {
+                true => rest.iter().position(|&b| b >= 0x80),
+                false => rest.find_non_ascii_byte(),
+            };
+            let stretch_start = at + first?;
+            let stretch_end = input[stretch_start..end]
+                .iter()
+                .position(u8::is_ascii)
+                .map_or(end, |k| stretch_start + k);
+            let stretch = &input[stretch_start..stretch_end];
+            let replacements = stretch
+                .windows(REPLACEMENT.len())
+                .enumerate()
+                .filter(|&(k, w)| k > 0 && w == REPLACEMENT)
+                .map(|(k, _)| stretch_start + k);
+            let after = (stretch_end < end && matches!(input[stretch_end], b' ' | b'?'))
+                .then_some(stretch_end);
+            for slot in replacements.chain(after) {
+                if let Some(found) = lost_before(readings, input, stretch_start, slot) {
+                    return Some(found);
+                }
+            }
+            at = stretch_end + 1;
+        }
+        None
+    }
+
+    /// Pieces of text around lost slots: garbled characters of the Western pair and of
+    /// Windows-1251, their letters, other scripts, spaces, `?`, U+FFFD, ASCII.
+    const PIECES: &[&str] = &[
+        "Ã", "Â", "Ð", "Ñ", "Ã©", "â€", "â€™", "à¸", "Г", "вЂ", " ", "  ", "?", "\u{fffd}", "a",
+        "Qu", "IRM", "и", "ж", "日本", "é", "½", "\u{a0}", "\u{80}", "s", "quele", "\n",
+    ];
+
+    fn readings_of(which: usize) -> Readings {
+        match which {
+            0 => Readings::western(),
+            _ => Readings::new(&[
+                &crate::mojibake::codepage::WINDOWS_1252,
+                &super::super::codepage_tables::WINDOWS_1251,
+            ])
+            .expect("a reading"),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// The search by slots finds exactly what the search stretch by stretch finds, in any
+        /// window of any text, under each reading.
+        #[test]
+        fn the_search_by_slots_is_the_search_by_stretches(
+            pieces in proptest::collection::vec(0..PIECES.len(), 0..24),
+            which in 0..2usize,
+            from in 0..64usize,
+            to in 0..80usize,
+        ) {
+            let text: String = pieces.iter().map(|&i| PIECES[i]).collect();
+            let bytes = text.as_bytes();
+            let readings = readings_of(which);
+            let range = from.min(bytes.len())..to;
+            prop_assert_eq!(
+                find_lost(&readings, bytes, range.clone()),
+                find_lost_by_stretches(&readings, bytes, range)
+            );
+        }
+
+        /// The same on bytes that are not all UTF-8 (a window cut inside a character).
+        #[test]
+        fn the_two_searches_agree_on_any_bytes(
+            bytes in proptest::collection::vec(
+                prop_oneof![Just(b' '), Just(b'?'), Just(0xC3u8), Just(0xA9u8), Just(0xEFu8),
+                            Just(0xBFu8), Just(0xBDu8), Just(0xD0u8), Just(0xE2u8), Just(0x80u8),
+                            any::<u8>()],
+                0..40,
+            ),
+            which in 0..2usize,
+            from in 0..40usize,
+        ) {
+            let readings = readings_of(which);
+            let range = from.min(bytes.len())..bytes.len();
+            prop_assert_eq!(
+                find_lost(&readings, &bytes, range.clone()),
+                find_lost_by_stretches(&readings, &bytes, range)
+            );
+        }
+    }
 
     fn western(text: &str) -> Option<(usize, char, usize)> {
         let readings = Readings::western();
