@@ -143,6 +143,7 @@ pub struct FixerBuilder {
     keep_charset: bool,
     not_utf8: NotUtf8,
     break_hard_links: bool,
+    page_cache: bool,
     create_dirs: bool,
     stream_name: PathBuf,
     audit: Option<AuditSettings>,
@@ -156,6 +157,7 @@ impl Default for FixerBuilder {
             keep_charset: false,
             not_utf8: NotUtf8::Skip,
             break_hard_links: false,
+            page_cache: false,
             create_dirs: false,
             stream_name: PathBuf::from("<stream>"),
             audit: None,
@@ -190,6 +192,14 @@ impl FixerBuilder {
     /// refusing it.
     pub fn break_hard_links(&mut self, yes: bool) -> &mut Self {
         self.break_hard_links = yes;
+        self
+    }
+
+    /// Write repaired files through the page cache instead of with `O_DIRECT` (default:
+    /// direct, where the file system takes it): for a file system whose direct I/O misbehaves,
+    /// or to compare the two.
+    pub fn page_cache(&mut self, yes: bool) -> &mut Self {
+        self.page_cache = yes;
         self
     }
 
@@ -353,6 +363,7 @@ impl Fixer {
         Replacing {
             backup,
             break_hard_links: self.options.break_hard_links,
+            page_cache: self.options.page_cache,
         }
     }
 

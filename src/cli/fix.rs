@@ -53,6 +53,11 @@ pub(crate) struct FixArgs {
     /// names keep the old. Without it such a file is refused.
     #[arg(long)]
     break_hard_links: bool,
+    /// Write repaired files through the page cache instead of with direct I/O (`O_DIRECT`,
+    /// used where the file system takes it): for a file system whose direct I/O misbehaves, or
+    /// to compare the two. Either way a file is synced before it replaces the old one.
+    #[arg(long)]
+    no_direct_io: bool,
     /// Write every repaired file under this directory, mirroring the input tree: its
     /// subdirectories are created as needed, and the directory itself if its parent exists.
     #[arg(long, value_name = "DIR")]
@@ -376,6 +381,7 @@ fn fixer(args: &FixArgs, settings: Settings) -> Result<Fixer, Error> {
         .keep_charset(args.keep_charset)
         .not_utf8(not_utf8)
         .break_hard_links(args.break_hard_links)
+        .page_cache(args.no_direct_io)
         // A mirror makes the tree of its inputs; one output file goes where it is told.
         .create_dirs(args.output_dir.is_some())
         .stream_name("<stdout>");

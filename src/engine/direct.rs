@@ -96,15 +96,17 @@ pub(crate) struct ChunkedWriter<'scope> {
 }
 
 impl<'scope> ChunkedWriter<'scope> {
-    /// Starts the writing thread in `scope`; `file` is written from its current position on.
+    /// Starts the writing thread in `scope`; `file` is written from its current position on,
+    /// with `O_DIRECT` where it can be when `direct` is true, through the page cache otherwise.
     pub(crate) fn start<'env>(
         scope: &'scope Scope<'scope, 'env>,
         file: &'env File,
+        direct: bool,
     ) -> ChunkedWriter<'scope> {
         let (to_writer, chunks) = mpsc::sync_channel::<AlignedChunk>(1);
         let (give_back, written) = mpsc::channel();
         let writer = scope.spawn(move || {
-            let mut output = DirectOutput::new(file)?;
+            let mut output = DirectOutput::new(file, direct)?;
             for chunk in chunks {
                 output.write_chunk(chunk.filled())?;
                 // The other end is gone only when the writer was dropped: nothing to reuse.
@@ -206,14 +208,14 @@ struct DirectOutput<'a> {
 }
 
 impl<'a> DirectOutput<'a> {
-    fn new(file: &'a File) -> io::Result<DirectOutput<'a>> {
+    fn new(file: &'a File, direct: bool) -> io::Result<DirectOutput<'a>> {
         use std::io::Seek;
         let offset = (&mut &*file).stream_position()?;
         Ok(DirectOutput {
             file,
             offset,
             direct: false,
-            direct_possible: cfg!(target_os = "linux"),
+            direct_possible: direct && cfg!(target_os = "linux"),
         })
     }
 
@@ -278,22 +280,26 @@ mod tests {
 
     use super::*;
 
-    /// Writes `content` through a `ChunkedWriter` in pieces of `piece` bytes, and reads the
-    /// file back.
+    /// Writes `content` through a `ChunkedWriter` in pieces of `piece` bytes, with direct I/O
+    /// and through the page cache, and reads the file back; both must read back alike.
     fn round_trip(content: &[u8], piece: usize) -> Vec<u8> {
-        let mut file = tempfile::tempfile().unwrap();
-        std::thread::scope(|scope| {
-            let mut writer = ChunkedWriter::start(scope, &file);
-            for part in content.chunks(piece.max(1)) {
-                writer.write_all(part).unwrap();
-            }
-            writer.finish().unwrap();
+        let [direct, cached] = [true, false].map(|direct| {
+            let mut file = tempfile::tempfile().unwrap();
+            std::thread::scope(|scope| {
+                let mut writer = ChunkedWriter::start(scope, &file, direct);
+                for part in content.chunks(piece.max(1)) {
+                    writer.write_all(part).unwrap();
+                }
+                writer.finish().unwrap();
+            });
+            let mut back = Vec::new();
+            use std::io::Seek;
+            file.rewind().unwrap();
+            file.read_to_end(&mut back).unwrap();
+            back
         });
-        let mut back = Vec::new();
-        use std::io::Seek;
-        file.rewind().unwrap();
-        file.read_to_end(&mut back).unwrap();
-        back
+        assert!(direct == cached, "direct and cached writes differ");
+        direct
     }
 
     fn pattern(len: usize) -> Vec<u8> {
@@ -322,7 +328,7 @@ mod tests {
         file.write_all(b"head:").unwrap();
         let content = pattern(CHUNK + 10);
         std::thread::scope(|scope| {
-            let mut writer = ChunkedWriter::start(scope, &file);
+            let mut writer = ChunkedWriter::start(scope, &file, true);
             writer.write_all(&content).unwrap();
             writer.finish().unwrap();
         });
@@ -340,7 +346,7 @@ mod tests {
         let path = tempfile::NamedTempFile::new().unwrap();
         let file = File::open(path.path()).unwrap();
         std::thread::scope(|scope| {
-            let mut writer = ChunkedWriter::start(scope, &file);
+            let mut writer = ChunkedWriter::start(scope, &file, true);
             let mut result = Ok(());
             for _ in 0..4 {
                 result = result.and_then(|()| writer.write_all(&pattern(CHUNK)));

@@ -631,6 +631,8 @@ pub(crate) struct Replacing<'a> {
     /// Replace a file that has other hard links, which keep the old content, instead of
     /// refusing it.
     pub break_hard_links: bool,
+    /// Write the new content through the page cache, not with `O_DIRECT` ([`direct`]).
+    pub page_cache: bool,
 }
 
 /// Writes what `write` produces from `input` into the file `target`, atomically, as the same
@@ -689,7 +691,7 @@ pub(crate) fn write_to_path<T>(
     let replacement = Replacement::beside(&file_path).map_err(write_error)?;
     let file = replacement.file();
     let result = std::thread::scope(|scope| {
-        let mut out = direct::ChunkedWriter::start(scope, file);
+        let mut out = direct::ChunkedWriter::start(scope, file, !replacing.page_cache);
         let result = write(&mut out)?;
         out.finish().map_err(write_error)?;
         Ok::<T, Error>(result)
