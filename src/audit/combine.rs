@@ -30,7 +30,7 @@
 //! when the ranges were cut from one run's settings, the combined log holds the very change
 //! records an audited fix of the whole file would have written.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -127,22 +127,19 @@ pub fn combine(
     for log in read.iter_mut().filter(|log| !log.is_range()) {
         files.extend(combined.carry(log)?);
     }
-    let mut done: Vec<LoggedPath> = Vec::new();
-    for index in 0..read.len() {
-        let Some(file) = read[index]
-            .range_file()
-            .map(|file| file.record.file.clone())
-        else {
-            continue;
-        };
-        if done.contains(&file) {
-            continue;
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: HashMap<&LoggedPath, usize> = HashMap::new();
+    for (index, log) in read.iter().enumerate() {
+        if let Some(file) = log.range_file() {
+            let group = *group_of.entry(&file.record.file).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[group].push(index);
         }
-        let parts: Vec<usize> = (0..read.len())
-            .filter(|&i| read[i].range_file().is_some_and(|f| f.record.file == file))
-            .collect();
+    }
+    for parts in groups {
         files.push(combined.join(&mut read, &parts, roots)?);
-        done.push(file);
     }
     combined.finish()?;
     Ok(CombineReport { files })

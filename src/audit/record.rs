@@ -204,7 +204,7 @@ impl Header {
 }
 
 /// A file a record is about.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct LoggedPath {
     /// The path as text (lossy when the path is not valid UTF-8).
     pub path: String,
@@ -430,7 +430,7 @@ impl<'de> Deserialize<'de> for Checksum {
 }
 
 /// Bytes, written as lower-case hexadecimal (two digits a byte, no separator).
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Hex(pub Vec<u8>);
 
 impl Serialize for Hex {
