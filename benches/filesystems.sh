@@ -55,7 +55,7 @@ reference="$work/reference.sql"
 "$undouble" fix -q -o "$reference" "$input"
 
 # Images big enough for the input, its outputs and a backup.
-image_mb=$((size_mb * 4 + 300))
+image_mb=$((size_mb * 5 + 300))
 declare -A places
 mkdir -p "$work/ext4" "$work/xfs" "$work/tmpfs" "$work/lower" "$work/upper-fs" "$work/overlay"
 truncate -s "${image_mb}M" "$work/ext4.img" "$work/xfs.img"
@@ -136,11 +136,12 @@ for fs in ext4 xfs tmpfs ramfs overlayfs nfs root; do
     direct_ok=$(check same "$dir/out.direct" "$reference")
     "$undouble" fix -q --no-direct-io -o "$dir/out.cached" "$dir/in.sql" || true
     cached_ok=$(check same "$dir/out.cached" "$reference")
+    rm -f "$dir/out.cached"
     cp "$input" "$dir/inplace.sql"
     chmod 640 "$dir/inplace.sql"
     "$undouble" fix -q --in-place --backup .orig "$dir/inplace.sql" || true
     inplace_ok=$(check bash -c "cmp -s '$dir/inplace.sql' '$reference' && cmp -s '$dir/inplace.sql.orig' '$input' && [[ \$(stat -c %a '$dir/inplace.sql') == 640 ]]")
-    rm -f "$dir/inplace.sql" "$dir/inplace.sql.orig" "$dir/out.cached"
+    rm -f "$dir/inplace.sql" "$dir/inplace.sql.orig"
     t_direct="" t_cached="" t_cat=""
     if [[ -z "$check_only" ]]; then
         declare -a wd=() cd=() wc=() cc=() wt=()
