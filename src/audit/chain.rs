@@ -56,6 +56,33 @@ impl<W: Write> ChainedLog<W> {
         Ok(())
     }
 
+    /// A writer that goes on with a chain whose last line hashed to `last`: its lines are
+    /// written elsewhere first, then appended after that line ([`ChainedLog::append`]).
+    pub(crate) fn continuing(out: W, last: Option<Checksum>) -> ChainedLog<W> {
+        ChainedLog {
+            out,
+            last,
+            line: Vec::new(),
+        }
+    }
+
+    /// The hash of the last line written (or continued from).
+    pub(crate) fn last(&self) -> Option<Checksum> {
+        self.last
+    }
+
+    /// Appends the lines `from` holds, written by a [`ChainedLog::continuing`] this log's last
+    /// line, whose own last line hashed to `last`.
+    pub(crate) fn append(
+        &mut self,
+        from: &mut impl io::Read,
+        last: Option<Checksum>,
+    ) -> io::Result<()> {
+        io::copy(from, &mut self.out)?;
+        self.last = last;
+        Ok(())
+    }
+
     pub(crate) fn get_ref(&self) -> &W {
         &self.out
     }

@@ -20,9 +20,10 @@
 //! whole file's hashes come from the same pass. Hashes alone would not do: anyone can write a
 //! log whose chain and hashes hold and whose changes are wrong, and its join could then never
 //! be undone. The file and the parts are reached only under the
-//! roots the user names ([`Roots`]), as `undo` writes. A file's records are in the combined
-//! log, on disk, before the joined content takes the file's place atomically, keeping its
-//! owner, mode and attributes; on any doubt the file is left as it is, the refusal names it,
+//! roots the user names ([`Roots`]), as `undo` writes. A file's change records wait in a spool
+//! beside the combined log while they are checked, so that a file refused leaves nothing in it;
+//! they are in the combined log, on disk, before the joined content takes the file's place
+//! atomically, keeping its owner, mode and attributes; on any doubt the file is left as it is, the refusal names it,
 //! and the other files are still joined.
 //!
 //! A change's `line` in a range log counts from its part's first byte: it is given its number
@@ -32,14 +33,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use super::chain::ChainedLog;
 use super::hash::{ContentHasher, Hashing};
 use super::read::{LogLines, Next, Position, Shape, Stopped, read_through};
 use super::rebuild::{ChangeWalk, rebuild};
-use super::record::{AuditLevel, Checksum, End, FileRecord, Header, LoggedPath, Record};
+use super::record::{AuditLevel, Change, Checksum, End, FileRecord, Header, LoggedPath, Record};
 use super::roots::Roots;
 use super::undo::{AuditError, LogLine};
 use crate::mojibake::Strictness;
@@ -360,6 +361,31 @@ impl CombinedLog {
             .map_err(|source| self.write_error(source))
     }
 
+    /// A log of change records that goes on from this one's last line, in an unnamed file
+    /// beside it: what [`CombinedLog::append`] adds once the file they are of has joined.
+    fn spool(&self) -> Result<ChainedLog<BufWriter<File>>, AuditError> {
+        let dir = match self.path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let file = tempfile::tempfile_in(dir).map_err(|source| self.write_error(source))?;
+        let out = BufWriter::with_capacity(1 << 16, file);
+        Ok(ChainedLog::continuing(out, self.out.last()))
+    }
+
+    /// Appends the records of `spool`, made by [`CombinedLog::spool`] since the last record
+    /// written here.
+    fn append(&mut self, spool: ChainedLog<BufWriter<File>>) -> Result<(), AuditError> {
+        let last = spool.last();
+        let mut file = spool
+            .into_inner()
+            .into_inner()
+            .map_err(|error| self.write_error(error.into_error()))?;
+        file.rewind()
+            .and_then(|()| self.out.append(&mut file, last))
+            .map_err(|source| self.write_error(source))
+    }
+
     /// Ends the combined log with its `end` record, synced.
     fn finish(mut self) -> Result<(), AuditError> {
         self.write(&Record::End(self.closed))?;
@@ -435,6 +461,9 @@ impl CombinedLog {
             changes: tiles.iter().map(|tile| tile.record.change_records).sum(),
             result: Ok(Combined::Unchanged),
         };
+        // The file's change records, as the walk back checks them, wait here until the file
+        // is known to join: a file refused leaves nothing in the combined log.
+        let mut spool = self.spool()?;
         let checked = check_tiling(&mut tiles).and_then(|()| {
             let path = logged.to_path_buf().ok_or_else(|| {
                 bad_at(
@@ -445,7 +474,7 @@ impl CombinedLog {
                     ),
                 )
             })?;
-            JoinedFile::write(&path, &mut tiles, logs, roots)
+            JoinedFile::write(&path, &mut tiles, logs, roots, &mut spool)
         });
         let joined = match checked {
             Ok(joined) => joined,
@@ -454,9 +483,7 @@ impl CombinedLog {
                 return Ok(combined);
             }
         };
-        for tile in &tiles {
-            self.carry_changes(&mut logs[tile.log], tile)?;
-        }
+        self.append(spool)?;
         let record = joined.record(&tiles);
         self.closed.files += 1;
         self.closed.rewritten += u64::from(record.rewritten);
@@ -464,47 +491,6 @@ impl CombinedLog {
         self.sync()?;
         combined.result = joined.commit();
         Ok(combined)
-    }
-
-    /// Writes the change records of `tile`'s part, read again through their chain, with lines
-    /// numbered in the whole file.
-    fn carry_changes(&mut self, log: &mut ReadLog, tile: &Tile) -> Result<(), AuditError> {
-        let Some(file) = log.range_file() else {
-            return Ok(());
-        };
-        let (changes, changes_link, closing_link) =
-            (file.changes, file.changes_link, file.closing_link);
-        let lines = &mut log.lines;
-        lines.seek(changes, changes_link)?;
-        let segment = tile.start..tile.start + tile.record.bytes_before;
-        let mut next = segment.start;
-        for _ in 0..tile.record.change_records {
-            let (at, mut change) =
-                lines.next_change(&tile.record.file, tile.record.change_records)?;
-            let length = change.substitution.original_hex.0.len() as u64;
-            let inside = change.offset >= next
-                && change
-                    .offset
-                    .checked_add(length)
-                    .is_some_and(|end| end <= segment.end);
-            if !inside {
-                return Err(bad_at(
-                    &at,
-                    format!(
-                        "the change at offset {} lies outside its part (bytes {}..{}) or \
-                         before the change ahead of it",
-                        change.offset, segment.start, segment.end
-                    ),
-                ));
-            }
-            next = change.offset + length;
-            change.line = change
-                .line
-                .checked_add(tile.newlines_before)
-                .ok_or_else(|| bad_at(&at, format!("the line {} is past any file", change.line)))?;
-            self.write(&Record::Change(change))?;
-        }
-        lines.check_closed(closing_link, &tile.at)
     }
 }
 
@@ -572,11 +558,12 @@ struct JoinedFile {
 impl JoinedFile {
     /// Reads the file at `path` (under `roots`) segment by segment and each part after it,
     /// checking both against the logs, and writes the parts to a temporary file beside it.
-    fn write(
+    fn write<S: Write>(
         path: &Path,
         tiles: &mut [Tile],
         logs: &mut [ReadLog],
         roots: &Roots,
+        spool: &mut ChainedLog<S>,
     ) -> Result<JoinedFile, AuditError> {
         let at = tiles[0].at.clone();
         let target = roots.target(path, &at)?;
@@ -672,12 +659,45 @@ impl JoinedFile {
                 at: &tile.at,
                 base: tile.start,
             };
+            let segment = tile.start..tile.start + tile.record.bytes_before;
+            let mut next = segment.start;
+            let carry = |at: &LogLine, mut change: Change| {
+                // Within its part and after the change before it, as `undo` reads the whole
+                // file; its line counted in the whole file.
+                let length = change.substitution.original_hex.0.len() as u64;
+                let end = change.offset.checked_add(length);
+                if change.offset < next || end.is_none_or(|end| end > segment.end) {
+                    return Err(bad_at(
+                        at,
+                        format!(
+                            "the change at offset {} lies outside its part (bytes {}..{}) or \
+                             before the change ahead of it",
+                            change.offset, segment.start, segment.end
+                        ),
+                    ));
+                }
+                next = change.offset + length;
+                change.line = change
+                    .line
+                    .checked_add(tile.newlines_before)
+                    .ok_or_else(|| {
+                        bad_at(at, format!("the line {} is past any file", change.line))
+                    })?;
+                spool
+                    .write(&Record::Change(change))
+                    .map_err(|source| AuditError::File {
+                        path: path.to_path_buf(),
+                        doing: "write the change records of",
+                        source,
+                    })
+            };
             rebuild(
                 &walk,
                 &mut part_copy,
                 &mut log.lines,
                 &mut rebuilt,
                 &mut buffer,
+                carry,
             )?;
             let found = part_copy.written.fingerprint();
             if found != tile.record.after() {

@@ -13,7 +13,7 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 use super::read::{LogLines, read_through};
-use super::record::{Checksum, LoggedPath};
+use super::record::{Change, Checksum, LoggedPath};
 use super::undo::{AuditError, LogLine};
 use crate::format::hex;
 
@@ -35,13 +35,15 @@ pub(crate) struct ChangeWalk<'a> {
 
 /// Walks the change records `walk` names, read from `lines` (placed at the first of them),
 /// copying `current` to `out` with every replacement swapped back for the original bytes, up
-/// to the end of `current`.
+/// to the end of `current`. Each change found where the log puts it is then given to `each`,
+/// with its line in the log.
 pub(crate) fn rebuild<R: Read, W: Write>(
     walk: &ChangeWalk<'_>,
     current: &mut R,
     lines: &mut LogLines,
     out: &mut W,
     buffer: &mut [u8],
+    mut each: impl FnMut(&LogLine, Change) -> Result<(), AuditError>,
 ) -> Result<(), AuditError> {
     let path = walk.path;
     let mut original_done = walk.base; // bytes of the original accounted for
@@ -97,6 +99,7 @@ pub(crate) fn rebuild<R: Read, W: Write>(
             .map_err(|source| write_error(path, source))?;
         original_done = end;
         current_done += gap + replacement.len() as u64;
+        each(&at, change)?;
     }
     lines.check_closed(walk.closing_link, walk.at)?;
     copy(current, out, u64::MAX, path, buffer)?;

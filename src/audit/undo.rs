@@ -429,7 +429,7 @@ fn rebuild_checked<R: Read, W: Write>(
         at: &plan.at,
         base: 0,
     };
-    let rebuilt = rebuild(&walk, current, lines, &mut out, &mut buffer);
+    let rebuilt = rebuild(&walk, current, lines, &mut out, &mut buffer, |_, _| Ok(()));
     // Whatever stopped the rebuild, the whole file is hashed: a file that changed since the fix
     // is refused as such, whatever else is wrong.
     let drained = copy(current, &mut io::sink(), u64::MAX, &plan.path, &mut buffer);
