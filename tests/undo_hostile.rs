@@ -278,6 +278,9 @@ fn mutate(rng: &mut XorShift, log: &[u8], targets: &[String]) -> Vec<u8> {
                 "\"schema\":",
                 "\"files\":",
                 "\"line\":",
+                "\"part_offset\":",
+                "\"double_encoded\":",
+                "\"by_layers\":{\"1\":",
             ]);
             let value = *rng.pick(ABSURD);
             bytes = edit_strings(rng, &text, key, value).into_bytes();

@@ -458,7 +458,9 @@ impl CombinedLog {
         let mut combined = CombinedFile {
             path: logged.to_path_buf().unwrap_or_default(),
             parts: tiles.len(),
-            changes: tiles.iter().map(|tile| tile.record.change_records).sum(),
+            changes: tiles.iter().fold(0, |total, tile| {
+                total.saturating_add(tile.record.change_records)
+            }),
             result: Ok(Combined::Unchanged),
         };
         // The file's change records, as the walk back checks them, wait here until the file
@@ -568,7 +570,10 @@ impl JoinedFile {
         let at = tiles[0].at.clone();
         let target = roots.target(path, &at)?;
         let (file, metadata) = target.open(path, &at)?;
-        let covered: u64 = tiles.iter().map(|tile| tile.record.bytes_before).sum();
+        // Summed without overflow by the tiling's check already.
+        let covered = tiles.iter().fold(0u64, |total, tile| {
+            total.saturating_add(tile.record.bytes_before)
+        });
         let mismatch = |problem: String, at: &LogLine| AuditError::Mismatch {
             path: path.to_path_buf(),
             at: at.clone(),
@@ -747,12 +752,18 @@ impl JoinedFile {
     /// The `file` record of the whole file, from the records of its parts.
     fn record(&self, tiles: &[Tile]) -> FileRecord {
         let first = &tiles[0].record;
-        let sum = |field: fn(&FileRecord) -> u64| tiles.iter().map(|t| field(&t.record)).sum();
+        // The counts are the logs' word: summed without overflowing, whatever they say.
+        let sum = |field: fn(&FileRecord) -> u64| {
+            tiles
+                .iter()
+                .fold(0u64, |total, t| total.saturating_add(field(&t.record)))
+        };
         let keyed = |field: fn(&FileRecord) -> &BTreeMap<String, u64>| {
             let mut total = BTreeMap::new();
             for tile in tiles {
                 for (key, count) in field(&tile.record) {
-                    *total.entry(key.clone()).or_insert(0u64) += count;
+                    let entry = total.entry(key.clone()).or_insert(0u64);
+                    *entry = entry.saturating_add(*count);
                 }
             }
             total
