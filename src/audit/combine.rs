@@ -61,7 +61,8 @@ impl CombineReport {
 /// One file of a merge of audit logs.
 #[derive(Debug)]
 pub struct CombinedFile {
-    /// The path as the logs name it.
+    /// The path as the logs name it (for a log of whole files that changed while it was read,
+    /// and was left out, the log's own path).
     pub path: PathBuf,
     /// How many logs of ranges held parts of it (0 for a file a log recorded whole).
     pub parts: usize,
@@ -126,7 +127,15 @@ pub fn combine(
     // The logs of whole files first, in the order given; then the files fixed in ranges, each
     // once, in the order its first part was given.
     for log in read.iter_mut().filter(|log| !log.is_range()) {
-        files.extend(combined.carry(log)?);
+        match combined.carry(log)? {
+            Ok(carried) => files.extend(carried),
+            Err(error) => files.push(CombinedFile {
+                path: log.lines.log.clone(),
+                parts: 0,
+                changes: 0,
+                result: Err(error),
+            }),
+        }
     }
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut group_of: HashMap<&LoggedPath, usize> = HashMap::new();
@@ -393,31 +402,45 @@ impl CombinedLog {
     }
 
     /// Carries the records of `log`, a log of whole files, over as they are (but their links),
-    /// reading them again through their chain.
-    fn carry(&mut self, log: &mut ReadLog) -> Result<Vec<CombinedFile>, AuditError> {
+    /// reading them again through their chain: into a spool first, appended when the whole log
+    /// was read as it was the first time. The outer error is a combined log that cannot be
+    /// written; the inner one a log that changed while it was read, which is left out.
+    fn carry(
+        &mut self,
+        log: &mut ReadLog,
+    ) -> Result<Result<Vec<CombinedFile>, AuditError>, AuditError> {
+        let mut spool = self.spool()?;
         let lines = &mut log.lines;
-        lines.seek(Position { offset: 0, line: 1 }, None)?;
+        let changed = |lines: &LogLines, position| {
+            Ok(Err(
+                lines.bad(position, "the log changed while it was read".into())
+            ))
+        };
+        if let Err(error) = lines.seek(Position { offset: 0, line: 1 }, None) {
+            return Ok(Err(error));
+        }
         let mut files = Vec::new();
+        let mut closed = End::default();
         loop {
-            let (position, record) = match lines.next_record()? {
-                Next::Record(position, record, _) => (position, record),
-                Next::Cut(position) => {
-                    return Err(lines.bad(position, "the log changed while it was read".into()));
-                }
-                Next::End => {
-                    return Err(lines.bad(lines.next, "the log changed while it was read".into()));
-                }
+            let (position, record) = match lines.next_record() {
+                Ok(Next::Record(position, record, _)) => (position, record),
+                Ok(Next::Cut(position)) => return changed(lines, position),
+                Ok(Next::End) => return changed(lines, lines.next),
+                Err(error) => return Ok(Err(error)),
             };
             match *record {
                 Record::Header(_) => {}
-                Record::End(end) if end == log.end => return Ok(files),
-                Record::End(_) => {
-                    return Err(lines.bad(position, "the log changed while it was read".into()));
+                Record::End(end) if end == log.end => {
+                    self.append(spool)?;
+                    self.closed.files += closed.files;
+                    self.closed.rewritten += closed.rewritten;
+                    return Ok(Ok(files));
                 }
+                Record::End(_) => return changed(lines, position),
                 record => {
                     if let Record::File(file) = &record {
-                        self.closed.files += 1;
-                        self.closed.rewritten += u64::from(file.rewritten);
+                        closed.files += 1;
+                        closed.rewritten += u64::from(file.rewritten);
                         files.push(CombinedFile {
                             path: file.file.to_path_buf().unwrap_or_default(),
                             parts: 0,
@@ -425,7 +448,9 @@ impl CombinedLog {
                             result: Ok(Combined::Carried),
                         });
                     }
-                    self.write(&record)?;
+                    spool
+                        .write(&record)
+                        .map_err(|source| self.write_error(source))?;
                 }
             }
         }
