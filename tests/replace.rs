@@ -222,6 +222,29 @@ fn a_file_with_other_hard_links_is_refused_unless_they_are_broken() {
     assert_eq!(read(&name), REPAIRED, "the name given gets the new content");
     assert_eq!(read(&other), DAMAGED, "the other name keeps the old");
     assert!(temporaries(dir.path()).is_empty());
+
+    // An audited fix replaces files the same way, and its log takes the fix back.
+    let audited = dir.path().join("audited.txt");
+    let linked = dir.path().join("linked.txt");
+    let log = dir.path().join("fix.log");
+    write(&audited, DAMAGED);
+    fs::hard_link(&audited, &linked).expect("link");
+    let output = run(&[
+        "fix",
+        "-q",
+        "--in-place",
+        "--break-hard-links",
+        "--audit",
+        path_str(&log),
+        path_str(&audited),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(read(&audited), REPAIRED);
+    assert_eq!(read(&linked), DAMAGED);
+    let root = path_str(dir.path());
+    let output = run(&["undo", "--root", root, path_str(&log)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(read(&audited), DAMAGED);
 }
 
 #[test]

@@ -407,7 +407,7 @@ impl Fixer {
                 let copy =
                     |out: &mut dyn Write| engine::copy_input(input, readings, out, path, engine);
                 let (_, written) =
-                    engine::write_to_path(input, path, Replacing::default(), copy, |_| true)?;
+                    engine::write_to_path(input, path, self.replacing(None), copy, |_| true)?;
                 written
             }
         };
@@ -464,12 +464,10 @@ impl Fixer {
             }
             Target::Path { path, backup } => {
                 self.prepare_parent(path)?;
+                let replacing = self.replacing(backup);
                 match log {
-                    Some(log) => log.fix_to_path(input, path, engine)?,
-                    None => {
-                        let replacing = self.replacing(backup);
-                        engine::fix_to_path(scanner, input, path, replacing, engine)?
-                    }
+                    Some(log) => log.fix_to_path(input, path, engine, replacing)?,
+                    None => engine::fix_to_path(scanner, input, path, replacing, engine)?,
                 }
             }
         };
@@ -520,12 +518,12 @@ impl Fixer {
             }
             Target::Path { path, backup } => {
                 self.prepare_parent(path)?;
+                let replacing = self.replacing(backup);
                 match log {
-                    Some(log) => log.fix_dump_to_path(input, path, &options, pass.engine)?,
-                    None => {
-                        let replacing = self.replacing(backup);
-                        dump::fix_dump_to_path(&pass, input, path, replacing)?
+                    Some(log) => {
+                        log.fix_dump_to_path(input, path, &options, pass.engine, replacing)?
                     }
+                    None => dump::fix_dump_to_path(&pass, input, path, replacing)?,
                 }
             }
         };

@@ -109,9 +109,10 @@ impl AuditLog {
         input: &Input,
         target: &Path,
         engine: &EngineOptions,
+        replacing: engine::Replacing<'_>,
     ) -> Result<(Counts, Written), Error> {
         let repair = PlainText { engine };
-        let (((), counts), written) = self.log_to_path(repair, input, target)?;
+        let (((), counts), written) = self.log_to_path(repair, input, target, replacing)?;
         Ok((counts, written))
     }
 
@@ -141,9 +142,10 @@ impl AuditLog {
         target: &Path,
         options: &DumpOptions,
         engine: &EngineOptions,
+        replacing: engine::Replacing<'_>,
     ) -> Result<(DumpReport, Written), Error> {
         let repair = Dump { options, engine };
-        let ((report, _), written) = self.log_to_path(repair, input, target)?;
+        let ((report, _), written) = self.log_to_path(repair, input, target, replacing)?;
         Ok((report, written))
     }
 
@@ -159,13 +161,15 @@ impl AuditLog {
         self.log_file(repair, input, out, out_path, &output, false)
     }
 
-    /// Repairs `input` into the file `target` atomically with `repair`, and logs it: the file's
-    /// records are on disk before `target` is replaced.
+    /// Repairs `input` into the file `target` atomically with `repair`, replacing it as
+    /// `replacing` says, and logs it: the file's records are on disk before `target` is
+    /// replaced.
     fn log_to_path<R: AuditedRepair>(
         &mut self,
         repair: R,
         input: &Input,
         target: &Path,
+        replacing: engine::Replacing<'_>,
     ) -> Result<((R::Done, Counts), Written), Error> {
         let in_place = matches!(input, Input::File(path) if path == target);
         let output = std::path::absolute(target).map_err(|source| write_error(target, source))?;
@@ -173,7 +177,7 @@ impl AuditLog {
         engine::write_to_path(
             input,
             target,
-            engine::Replacing::default(),
+            replacing,
             |out| {
                 let logged = self.log_file(repair, input, out, target, &output, in_place)?;
                 // A replaced file always has its records on disk, however the run ends.
