@@ -115,7 +115,8 @@ direct_taken() {
 }
 
 failed=0
-check() { if "$@"; then echo ok; else echo FAILED; failed=1; fi; }
+# check CMD...: "ok" or "FAILED" (called in a command substitution: the row below counts them).
+check() { if "$@"; then echo ok; else echo FAILED; fi; }
 same() { cmp -s "$1" "$2"; }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -157,6 +158,9 @@ for fs in ext4 xfs tmpfs ramfs overlayfs nfs root; do
         t_cat="$(median <<<"${wt[*]}")"
     fi
     echo "| $fs | $taken | $direct_ok | $cached_ok | $inplace_ok | $t_direct | $t_cached | $t_cat |"
+    if [[ "$direct_ok $cached_ok $inplace_ok" == *FAILED* || $taken == "not tried" && $fs != ramfs ]]; then
+        failed=1
+    fi
     rm -f "$dir/in.sql" "$dir/out.direct"
     if [[ $fs == root ]]; then rm -rf "$dir"; fi
     if [[ $fs == overlayfs ]]; then rm -f "$work/ext4/lower/in.sql"; fi

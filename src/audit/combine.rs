@@ -262,8 +262,9 @@ fn read_log(log: &Path) -> Result<ReadLog, AuditError> {
                 if !matches!(lines.next_record()?, Next::End) {
                     return Err(lines.bad(after, "a line after the `end` record".into()));
                 }
+                // The arm matched a header; an error, not a panic, if that ever changes.
                 let Some(header) = header else {
-                    unreachable!("matched with a header above");
+                    return Err(lines.bad(position, "an `end` record before any header".into()));
                 };
                 let log = ReadLog {
                     lines,
