@@ -11,9 +11,11 @@
 
 #![cfg(unix)]
 
+mod audit_support;
 mod binary;
 mod dumps;
 
+use audit_support::rechain;
 use binary::*;
 use dumps::{big_mysql_dump, big_postgres_dump, inside};
 
@@ -437,7 +439,7 @@ fn a_crafted_range_log_whose_chain_holds_cannot_join_over_a_file_outside_the_roo
     // The log retargeted at the victim, linked anew: what anyone who writes a log can do.
     let log = fs::read_to_string(&logs[0]).unwrap();
     let retargeted = log.replace(arg(&setup.file), arg(&victim));
-    let linked = relink(&retargeted);
+    let linked = rechain(&retargeted);
     let crafted = setup.work.join("crafted.log");
     fs::write(&crafted, linked).unwrap();
     let output = setup.merge(&setup.combined("c.log"), &[], &[arg(&crafted).to_owned()]);
@@ -458,40 +460,12 @@ fn a_relinked_range_log_whose_changes_do_not_undo_its_part_is_refused() {
     let end = at + log[at..].find('"').unwrap();
     let edited = format!("{}{}", &log[..end - 2], &log[end..]);
     let relinked = setup.work.join("relinked.log");
-    fs::write(&relinked, relink(&edited)).unwrap();
+    fs::write(&relinked, rechain(&edited)).unwrap();
     let output = setup.merge(&setup.combined("c.log"), &[], &[arg(&relinked).to_owned()]);
     // The walk back stops at the first change that is not where the log puts it, naming the
     // part and the log's line.
     refused(&setup, &output, "work/p0: refused: byte ");
     assert!(stderr(&output).contains("relinked.log:"));
-}
-
-/// `log` with every record linked anew to the line before it, as a writer would have: what
-/// anyone who writes a whole log can do.
-fn relink(log: &str) -> String {
-    let mut linked = String::new();
-    let mut last: Option<String> = None;
-    for line in log.lines() {
-        let record = match line.find(",\"prev\":\"") {
-            Some(at) => format!("{}}}", &line[..at]),
-            None => line.to_owned(),
-        };
-        let line = match &last {
-            None => format!("{record}\n"),
-            Some(prev) => format!("{},\"prev\":\"{prev}\"}}\n", &record[..record.len() - 1]),
-        };
-        last = Some(sha256_hex(line.as_bytes()));
-        linked.push_str(&line);
-    }
-    linked
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 #[test]

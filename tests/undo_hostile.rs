@@ -388,29 +388,38 @@ fn chain_verdict(log: &[u8]) -> Option<Result<bool, ()>> {
     Some(Ok(last_type.as_deref() == Some("end")))
 }
 
-/// Reads `log` with undo in a thread, and fails if it panics or outlasts the deadline.
-fn undo_within_deadline(
-    log: PathBuf,
-    roots: Roots,
-    real: bool,
+/// Runs `work` (what it does is `what`, for input `input`) in a thread, and fails if it panics
+/// or outlasts the deadline.
+fn within_deadline<T: Send + 'static>(
     input: u64,
-) -> Result<UndoReport, audit::AuditError> {
+    what: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
     let (send, receive) = mpsc::channel();
     let worker = std::thread::spawn(move || {
-        let result = match real {
-            true => audit::undo(&log, &roots),
-            false => audit::check_undo(&log, &roots),
-        };
-        let _ = send.send(result);
+        let _ = send.send(work());
     });
     match receive.recv_timeout(DEADLINE) {
         Ok(result) => {
             worker.join().unwrap();
             result
         }
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("input {input}: undo did not finish"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("input {input}: undo panicked"),
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("input {input}: {what} did not finish"),
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("input {input}: {what} panicked"),
     }
+}
+
+/// Reads `log` with undo (for `real`, or as a dry run) within the deadline.
+fn undo_within_deadline(
+    log: PathBuf,
+    roots: Roots,
+    real: bool,
+    input: u64,
+) -> Result<UndoReport, audit::AuditError> {
+    within_deadline(input, "undo", move || match real {
+        true => audit::undo(&log, &roots),
+        false => audit::check_undo(&log, &roots),
+    })
 }
 
 /// Checks that nothing outside the root changed and that the root's link, linked directory and
@@ -522,27 +531,6 @@ fn a_huge_line_is_refused_in_bounded_memory_and_time() {
 /// How many mutated pairs of range logs are combined.
 const RANGE_INPUTS: u64 = 1000;
 
-/// Combines `logs` into `out` in a thread, and fails if it panics or outlasts the deadline.
-fn combine_within_deadline(
-    logs: Vec<PathBuf>,
-    out: PathBuf,
-    roots: Roots,
-    input: u64,
-) -> Result<audit::CombineReport, audit::AuditError> {
-    let (send, receive) = mpsc::channel();
-    let worker = std::thread::spawn(move || {
-        let _ = send.send(audit::combine(&logs, &out, &roots, ["test".to_owned()]));
-    });
-    match receive.recv_timeout(DEADLINE) {
-        Ok(result) => {
-            worker.join().unwrap();
-            result
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("input {input}: combine did not finish"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("input {input}: combine panicked"),
-    }
-}
-
 #[test]
 fn any_mutated_range_log_is_combined_into_a_log_undo_takes_back_or_refused() {
     let world = world();
@@ -582,7 +570,10 @@ fn any_mutated_range_log_is_combined_into_a_log_undo_takes_back_or_refused() {
             .filter(|(path, _)| path.starts_with(&world.root))
             .map(|(path, _)| (path.clone(), fs::read(path).unwrap()))
             .collect();
-        let result = combine_within_deadline(paths, out.clone(), roots.clone(), input);
+        let (combined, roots_now) = (out.clone(), roots.clone());
+        let result = within_deadline(input, "combine", move || {
+            audit::combine(&paths, &combined, &roots_now, ["test".to_owned()])
+        });
         let whole = logs.iter().all(|log| chain_verdict(log) == Some(Ok(true)));
         match &result {
             Ok(report) if !whole => panic!(
