@@ -33,9 +33,13 @@ impl SequenceCount {
 /// Garbled forms up to this many bytes are held inline.
 const INLINE: usize = 23;
 
-/// A garbled form of at most [`INLINE`] bytes, its length in the last byte, the rest zero.
+/// A garbled form of at most [`INLINE`] bytes in three words, in memory in the order of its
+/// bytes, its length in the last byte, the rest zero.
+///
+/// The words are loaded from the form and compared as words: a key copied in byte by byte
+/// and then read as words would make every lookup wait for the copy to reach memory.
 #[derive(Clone, Copy, PartialEq, Eq)]
-struct ShortKey([u8; 24]);
+struct ShortKey([u64; 3]);
 
 impl ShortKey {
     #[inline]
@@ -43,14 +47,49 @@ impl ShortKey {
         if garbled.len() > INLINE {
             return None;
         }
-        let mut bytes = [0u8; 24];
-        bytes[..garbled.len()].copy_from_slice(garbled);
-        bytes[INLINE] = garbled.len() as u8;
-        Some(ShortKey(bytes))
+        let (first, rest) = garbled.split_at(garbled.len().min(8));
+        let (second, third) = rest.split_at(rest.len().min(8));
+        let length = (garbled.len() as u64) << 56;
+        Some(ShortKey([
+            word(first).to_le(),
+            word(second).to_le(),
+            (word(third) | length).to_le(),
+        ]))
+    }
+
+    fn len(&self) -> usize {
+        (u64::from_le(self.0[2]) >> 56) as usize
     }
 
     fn as_slice(&self) -> &[u8] {
-        &self.0[..usize::from(self.0[INLINE])]
+        // SAFETY: three `u64`s are 24 initialised bytes with no padding, any bit pattern is a
+        // valid `u8`, `u8` needs no alignment, and the slice borrows `self` for its lifetime.
+        let bytes: &[u8; 24] = unsafe { &*self.0.as_ptr().cast::<[u8; 24]>() };
+        &bytes[..self.len()]
+    }
+}
+
+/// The bytes of `bytes` (at most 8) as a little-endian word, the rest zero: two overlapping
+/// loads, or one, rather than a copy byte by byte.
+#[inline]
+fn word(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    let two = |at: usize| {
+        let chunk = bytes.get(at..).and_then(<[u8]>::first_chunk::<2>);
+        chunk.map_or(0, |c| u64::from(u16::from_le_bytes(*c)))
+    };
+    let four = |at: usize| {
+        let chunk = bytes.get(at..).and_then(<[u8]>::first_chunk::<4>);
+        chunk.map_or(0, |c| u64::from(u32::from_le_bytes(*c)))
+    };
+    match n {
+        8.. => bytes
+            .first_chunk::<8>()
+            .map_or(0, |c| u64::from_le_bytes(*c)),
+        4..=7 => four(0) | four(n - 4) << (8 * (n - 4)),
+        2..=3 => two(0) | two(n - 2) << (8 * (n - 2)),
+        1 => u64::from(bytes[0]),
+        0 => 0,
     }
 }
 
@@ -58,9 +97,8 @@ impl std::hash::Hash for ShortKey {
     /// Three words, not 24 bytes: the hasher's cost per call is per write.
     #[inline]
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let (words, _) = self.0.as_chunks::<8>();
-        for word in words {
-            state.write_u64(u64::from_ne_bytes(*word));
+        for word in self.0 {
+            state.write_u64(word);
         }
     }
 }
@@ -184,6 +222,23 @@ mod tests {
         }
         assert_eq!(table.len(), 3);
         assert_eq!(table.get(b""), None);
+    }
+
+    proptest::proptest! {
+        /// A short key holds its form's bytes exactly, whatever their length, and two forms
+        /// share a key only when they are equal.
+        #[test]
+        fn short_keys_hold_their_bytes(
+            a in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..=INLINE),
+            b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..=INLINE),
+        ) {
+            let (key_a, key_b) = (ShortKey::new(&a).unwrap(), ShortKey::new(&b).unwrap());
+            proptest::prop_assert_eq!(key_a.as_slice(), &a[..]);
+            proptest::prop_assert_eq!(key_a == key_b, a == b);
+            let prefix = &a[..a.len() / 2];
+            let key_prefix = ShortKey::new(prefix).unwrap();
+            proptest::prop_assert_eq!(key_prefix.as_slice(), prefix);
+        }
     }
 
     #[test]
