@@ -26,34 +26,40 @@ pub fn encoding_from_first_chars(
         .iter()
         .filter_map(|&suspect| {
             let less_than = suspect.encode_char('<')?;
-            let at = memmem::find(octets, &less_than)?;
             let spaces: Vec<Vec<u8>> = whitespace
                 .iter()
                 .filter_map(|&c| suspect.encode_char(c))
                 .filter(|encoded| !encoded.is_empty())
                 .collect();
-            let prefix = octets.get(..at)?;
-            is_sequence_of(prefix, &spaces).then_some((suspect, at + less_than.len()))
+            let at = first_after(octets, &less_than, &spaces)?;
+            Some((suspect, at + less_than.len()))
         })
         .collect();
     by_descending_score(matches)
 }
 
-/// Whether `bytes` is a concatenation of zero or more of `pieces`. Reachable positions are
-/// visited in increasing order and only a handful are ever pending (one per piece length), so a
-/// long prefix costs no memory and the walk stops at the first byte no piece covers.
-fn is_sequence_of(bytes: &[u8], pieces: &[Vec<u8>]) -> bool {
+/// Where `needle` first occurs in `bytes`, if what comes before it is a concatenation of zero
+/// or more of `pieces`.
+///
+/// Every file a scan reads is asked this about its head, for several encodings, and most
+/// start with a letter: so the positions a concatenation of pieces reaches are walked in
+/// increasing order (only a handful are ever pending, one per piece length) to the first
+/// one where `needle` starts, and only the bytes before it are searched for an earlier
+/// occurrence. A head with no `<` is not searched to its end.
+fn first_after(bytes: &[u8], needle: &[u8], pieces: &[Vec<u8>]) -> Option<usize> {
     let mut reachable = std::collections::BTreeSet::from([0]);
     while let Some(start) = reachable.pop_first() {
         let rest = bytes.get(start..).unwrap_or_default();
-        if rest.is_empty() {
-            return true;
+        if rest.starts_with(needle) {
+            let end = start.saturating_add(needle.len());
+            let first = memmem::find(bytes.get(..end).unwrap_or(bytes), needle);
+            return (first == Some(start)).then_some(start);
         }
         for piece in pieces.iter().filter(|piece| rest.starts_with(piece)) {
             reachable.insert(start + piece.len());
         }
     }
-    false
+    None
 }
 
 #[cfg(test)]
@@ -98,6 +104,37 @@ mod tests {
             if let Some(tie @ [_, _]) = expected {
                 assert_eq!(names, tie, "{text:?}");
             }
+        }
+    }
+
+    /// What `first_after` answers, the long way: the first occurrence of `needle` anywhere,
+    /// then whether the bytes before it are a concatenation of pieces.
+    fn first_after_by_search(bytes: &[u8], needle: &[u8], pieces: &[Vec<u8>]) -> Option<usize> {
+        fn is_sequence_of(bytes: &[u8], pieces: &[Vec<u8>]) -> bool {
+            bytes.is_empty()
+                || pieces.iter().any(|piece| {
+                    bytes.starts_with(piece) && is_sequence_of(&bytes[piece.len()..], pieces)
+                })
+        }
+        let at = memmem::find(bytes, needle)?;
+        is_sequence_of(&bytes[..at], pieces).then_some(at)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// The walk finds what searching the whole input finds. Three byte values make
+        /// needles that start inside pieces, and earlier than the first place pieces lead to.
+        #[test]
+        fn the_walk_answers_as_the_whole_search(
+            bytes in proptest::collection::vec(0u8..3, 0..16),
+            needle in proptest::collection::vec(0u8..3, 0..3),
+            pieces in proptest::collection::vec(proptest::collection::vec(0u8..3, 1..4), 0..4),
+        ) {
+            proptest::prop_assert_eq!(
+                first_after(&bytes, &needle, &pieces),
+                first_after_by_search(&bytes, &needle, &pieces)
+            );
         }
     }
 
