@@ -245,8 +245,14 @@ pub fn looks_like_sql(head: &[u8]) -> bool {
     let mut sets = false;
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', body).chain([body.len()]) {
-        let line = after_line_opener(&body[start..end]);
+        let line = &body[start..end];
         start = end + 1;
+        // Most lines of most files start with a byte no statement starts with: one look
+        // at it, for heads of thousands of short lines (word lists, catalogues).
+        if !line.first().is_some_and(|&first| may_open_statement(first)) {
+            continue;
+        }
+        let line = after_line_opener(line);
         let copy = || {
             starts_with_words(line, &["COPY"])
                 && line
@@ -265,6 +271,14 @@ pub fn looks_like_sql(head: &[u8]) -> bool {
     sets && sql_declarations(head)
         .iter()
         .any(|declaration| declaration.place.kind.is_connection())
+}
+
+/// Whether a line that starts with `first` can start with what [`looks_like_sql`] looks for:
+/// white space or a version comment before it, or `CREATE`, `INSERT`, `COPY` or `SET` in any
+/// case.
+#[inline]
+fn may_open_statement(first: u8) -> bool {
+    first.is_ascii_whitespace() || first == b'/' || matches!(first | 0x20, b'c' | b'i' | b's')
 }
 
 /// The first word of a line that can start a declaration.

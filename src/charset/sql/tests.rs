@@ -242,6 +242,36 @@ fn looks_like_sql_or_not() {
     assert!(looks_like_sql(b"/*!40101 SET NAMES utf8mb4 */;\n"));
 }
 
+proptest::proptest! {
+    /// Every line that opens what `looks_like_sql` looks for passes the look at its first
+    /// byte: any case, blanks and a version comment before it; and a line does so wherever
+    /// it is in the head.
+    #[test]
+    fn statement_lines_pass_the_first_byte(
+        blanks in "[ \t\r\x0C]{0,3}",
+        opener in proptest::sample::select(vec!["", "/*!40101 ", "/*M!100100 ", "/*!"]),
+        keyword in proptest::sample::select(vec![
+            "create table t (a int);",
+            "insert into t values (1);",
+            "copy t (a) from stdin;",
+            "set names latin1;",
+        ]),
+        upper in proptest::collection::vec(proptest::bool::ANY, 32),
+        before in "[a-z <>-]{0,12}",
+    ) {
+        let keyword: String = keyword
+            .chars()
+            .zip(upper.iter().cycle())
+            .map(|(c, &up)| if up { c.to_ascii_uppercase() } else { c })
+            .collect();
+        let line = format!("{blanks}{opener}{keyword}");
+        proptest::prop_assert!(may_open_statement(line.as_bytes()[0]), "{line:?}");
+        let head = format!("{before}\n{line}\n");
+        let markup = before.trim_start().starts_with('<');
+        proptest::prop_assert_eq!(looks_like_sql(head.as_bytes()), !markup, "{:?}", head);
+    }
+}
+
 #[test]
 fn odd_input_does_not_panic() {
     for dump in [
