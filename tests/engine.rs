@@ -69,17 +69,34 @@ fn results_are_the_same_whatever_the_thread_count_and_reading_method() {
             }
         }
     }
-    // Standard input goes through the same blocks.
-    let stdin = std::fs::File::open(&input).expect("open");
-    let output = undouble()
-        .args(["scan", "--json", "--top", "50"])
-        .stdin(stdin)
-        .output()
-        .expect("runs");
-    let mut records = json_lines(&output);
-    let (_, records0) = reference.expect("measured");
-    records[0]["path"] = records0[0]["path"].clone();
-    assert_eq!(records, records0);
+    // Standard input goes through the same blocks, read on a thread of its own while the
+    // pool scans and repairs those read before.
+    let (fixed0, records0) = reference.expect("measured");
+    for threads in ["1", "2"] {
+        let stdin = std::fs::File::open(&input).expect("open");
+        let output = undouble()
+            .args(["scan", "--json", "--top", "50", "-j", threads])
+            .stdin(stdin)
+            .output()
+            .expect("runs");
+        let mut records = json_lines(&output);
+        records[0]["path"] = records0[0]["path"].clone();
+        assert_eq!(records, records0, "scan of standard input, -j {threads}");
+        let out = dir.path().join("from-stdin.sql");
+        let stdin = std::fs::File::open(&input).expect("open");
+        let status = undouble()
+            .args(["fix", "-q", "--keep-charset", "-j", threads, "-", "-o"])
+            .arg(&out)
+            .stdin(stdin)
+            .status()
+            .expect("runs");
+        assert_eq!(status.code(), Some(0));
+        let fixed = std::fs::read(&out).expect("output");
+        assert!(
+            fixed == fixed0,
+            "fix of standard input differs, -j {threads}"
+        );
+    }
 }
 
 #[test]

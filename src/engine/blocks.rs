@@ -4,10 +4,12 @@
 //! A block ends after its last newline, so that the plausibility rule, which looks along the
 //! line, sees the same context as in one pass over the whole input. A block with no newline
 //! (a very long line) is cut just before its last byte that [`Readings::is_cut_safe`] allows:
-//! ASCII, or a lead byte that only ever starts a sequence. Memory stays at about two blocks
-//! whatever the input's size or line length; results depend only on the input and
-//! [`BLOCK_SIZE`], never on whether it is memory-mapped or read, nor on how reads split it.
+//! ASCII, or a lead byte that only ever starts a sequence. Memory stays at a few blocks (those
+//! being read, processed and written) whatever the input's size or line length; results
+//! depend only on the input and [`BLOCK_SIZE`], never on whether it is memory-mapped or read,
+//! nor on how reads split it.
 
+use std::cell::Cell;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 
@@ -63,10 +65,33 @@ pub(crate) struct BlockReading {
 /// and its offset in the input, cut exactly as [`for_each_block_in`] cuts the same bytes. A
 /// read error is returned with the offset reached.
 pub(crate) fn for_each_block_read<R: Read, E>(
-    mut reader: R,
+    reader: R,
     readings: &Readings,
     reading: BlockReading,
     mut each: impl FnMut(&[u8], u64) -> Result<ControlFlow<()>, E>,
+    read_error: impl Fn(u64, io::Error) -> E,
+) -> Result<(), E> {
+    // Two buffers take turns: the block just handed on is the next one's buffer.
+    let spare = Cell::new(None::<Vec<u8>>);
+    let fresh = || spare.take().unwrap_or_default();
+    let each = |block: Vec<u8>, base| {
+        let flow = each(&block, base);
+        spare.set(Some(block));
+        flow
+    };
+    for_each_owned_block_read(reader, readings, reading, fresh, each, read_error)
+}
+
+/// [`for_each_block_read`] handing each block over in a buffer of its own, which another
+/// thread can take while the next block is read. `fresh` gives a buffer to read the next block
+/// into (emptied here; one handed back by the block's user saves allocating and faulting in a
+/// new one). Only what follows a block's cut is copied, into the next block's buffer.
+pub(crate) fn for_each_owned_block_read<R: Read, E>(
+    mut reader: R,
+    readings: &Readings,
+    reading: BlockReading,
+    mut fresh: impl FnMut() -> Vec<u8>,
+    mut each: impl FnMut(Vec<u8>, u64) -> Result<ControlFlow<()>, E>,
     read_error: impl Fn(u64, io::Error) -> E,
 ) -> Result<(), E> {
     let block_size = reading.block_size.max(1);
@@ -76,7 +101,13 @@ pub(crate) fn for_each_block_read<R: Read, E>(
     let capacity = reading.expected.map_or(0, |len| {
         usize::try_from(len).map_or(block_size, |len| len.min(block_size)) + 1
     });
-    let mut buffer: Vec<u8> = Vec::with_capacity(capacity);
+    let mut fresh = move || {
+        let mut buffer = fresh();
+        buffer.clear();
+        buffer.reserve(capacity);
+        buffer
+    };
+    let mut buffer = fresh();
     let mut base = 0u64;
     let mut eof = false;
     loop {
@@ -94,11 +125,14 @@ pub(crate) fn for_each_block_read<R: Read, E>(
             return Ok(());
         }
         let len = next_block_len(&buffer, eof, block_size, readings);
-        if each(&buffer[..len], base)?.is_break() {
+        let mut next = fresh();
+        next.extend_from_slice(&buffer[len..]);
+        buffer.truncate(len);
+        if each(buffer, base)?.is_break() {
             return Ok(());
         }
         base += len as u64;
-        buffer.drain(..len);
+        buffer = next;
     }
 }
 

@@ -159,11 +159,11 @@ enum Source {
         file: File,
         len: u64,
     },
-    Reader(Box<dyn Read>),
+    Reader(Box<dyn Read + Send>),
 }
 
-/// Runs `process` on every block of `input` (in parallel when the input is mapped) and hands
-/// each result to `consume` in input order, with the block and its offset, until `consume`
+/// Runs `process` on every block of `input` (in parallel on the pool, but for an input of one
+/// block read from a file) and hands each result to `consume` in input order, with the block and its offset, until `consume`
 /// says to stop: then no block after is read, and no result after is handed on. Says whether
 /// it stopped so.
 fn for_each_block<T: Send>(
@@ -180,7 +180,7 @@ fn for_each_block<T: Send>(
             progress.advance(bytes as u64);
         }
     };
-    let (reader, expected): (Box<dyn Read>, Option<u64>) =
+    let (reader, expected): (Box<dyn Read + Send>, Option<u64>) =
         match input.open(options.mmap, options.block_size)? {
             Source::Map { map, file } => {
                 let taken = block_ranges(&map, readings, options.block_size)
@@ -229,28 +229,56 @@ fn for_each_block<T: Send>(
             Source::File { file, len } => (Box::new(file), Some(len)),
             Source::Reader(reader) => (reader, None),
         };
-    let mut read = 0u64;
-    read_blocks(
-        reader,
-        expected,
-        readings,
-        options.block_size,
-        &path,
-        |block, base| {
-            read += block.len() as u64;
-            if !options.takes(base) {
-                return Ok(ControlFlow::Continue(()));
-            }
-            let result = process(block, base)?;
-            let flow = consume(block, base, result)?;
-            stopped.set(flow.is_break());
-            done(block.len());
-            Ok(flow)
-        },
-    )?;
-    // A file that ends early was truncated while it was read.
+    // A file of one block is read and processed on this thread: a thread of its own to read
+    // it would cost more than it saves in a tree of small files.
+    let (read, left_unread) = match expected.is_some_and(|len| len <= options.block_size as u64) {
+        true => {
+            let mut read = 0u64;
+            read_blocks(
+                reader,
+                expected,
+                readings,
+                options.block_size,
+                &path,
+                |block, base| {
+                    read += block.len() as u64;
+                    if !options.takes(base) {
+                        return Ok(ControlFlow::Continue(()));
+                    }
+                    let result = process(block, base)?;
+                    let flow = consume(block, base, result)?;
+                    stopped.set(flow.is_break());
+                    done(block.len());
+                    Ok(flow)
+                },
+            )?;
+            (read, false)
+        }
+        false => {
+            let blocks = ReadBlocks {
+                reader,
+                expected,
+                readings,
+                block_size: options.block_size,
+                path: &path,
+            };
+            blocks.in_parallel(
+                |base| !stopped.get() && !options.done_at(base),
+                |base| options.takes(base),
+                &process,
+                |block, base, result| {
+                    let flow = consume(block, base, result)?;
+                    stopped.set(flow.is_break());
+                    done(block.len());
+                    Ok(flow)
+                },
+            )?
+        }
+    };
+    // A file that ends before the length it had when opened was truncated while it was read
+    // (unless reading stopped before its end: no more of it was needed).
     match expected {
-        Some(len) if read < len && !stopped.get() => Err(Error::Changed {
+        Some(len) if read < len && !stopped.get() && !left_unread => Err(Error::Changed {
             path,
             seen: Change::Truncated { len: read },
         }),
@@ -391,6 +419,122 @@ fn read_blocks<R: Read>(
             source,
         }
     })
+}
+
+/// How many blocks per thread a read input (a pipe, standard input, a file not mapped) is
+/// processed ahead of the one consumed: fewer than a mapped input's, since each is a buffer
+/// of its own; more measured no faster.
+const READ_BLOCKS_AHEAD_PER_THREAD: usize = 1;
+
+/// An input read block by block on a thread of its own, while the pool processes the blocks
+/// read before.
+struct ReadBlocks<'a> {
+    reader: Box<dyn Read + Send>,
+    expected: Option<u64>,
+    readings: &'a Readings,
+    block_size: usize,
+    path: &'a Path,
+}
+
+impl ReadBlocks<'_> {
+    /// Reads the blocks, runs `process` on those `takes` accepts on the pool, and hands each
+    /// result to `consume` on this thread in input order, as [`in_order_in_parallel`] does,
+    /// while `goes_on` (asked of each block's offset before it is handed on) holds and until
+    /// `consume` says to stop. Returns how many bytes were read, and whether the input was
+    /// left unread after some block because no more were needed. A read error is returned once
+    /// the blocks read before it are consumed, as when the blocks are read and processed one
+    /// after the other.
+    ///
+    /// The reading thread is not waited for once no more blocks are needed: it may be waiting
+    /// for a pipe's writer, or a terminal, that has nothing more to give. Its next block finds
+    /// no taker, and it ends.
+    fn in_parallel<T: Send>(
+        self,
+        goes_on: impl Fn(u64) -> bool,
+        takes: impl Fn(u64) -> bool,
+        process: &(impl Fn(&[u8], u64) -> Result<T, Error> + Sync),
+        mut consume: impl FnMut(&[u8], u64, T) -> Result<ControlFlow<()>, Error>,
+    ) -> Result<(u64, bool), Error> {
+        let ReadBlocks {
+            reader,
+            expected,
+            readings,
+            block_size,
+            path,
+        } = self;
+        let (send, receive) = mpsc::sync_channel::<(Vec<u8>, u64)>(1);
+        let (give_back, recycle) = mpsc::channel::<Vec<u8>>();
+        let (finish, finished) = mpsc::channel::<Result<u64, Error>>();
+        let readings = readings.clone();
+        let path_read = path.to_path_buf();
+        let reading = blocks::BlockReading {
+            block_size,
+            expected,
+        };
+        let read_all = move || {
+            let mut read = 0u64;
+            let result = blocks::for_each_owned_block_read(
+                reader,
+                &readings,
+                reading,
+                || recycle.try_recv().unwrap_or_default(),
+                |block, base| {
+                    read += block.len() as u64;
+                    Ok(match send.send((block, base)) {
+                        Ok(()) => ControlFlow::Continue(()),
+                        Err(_) => ControlFlow::Break(()),
+                    })
+                },
+                |offset, source| Error::Read {
+                    path: path_read.clone(),
+                    offset,
+                    source,
+                },
+            );
+            let _ = finish.send(result.map(|()| read));
+        };
+        std::thread::Builder::new()
+            .name("undouble-read".into())
+            .spawn(read_all)
+            .map_err(|source| Error::Read {
+                path: path.to_path_buf(),
+                offset: 0,
+                source,
+            })?;
+        let (stopped, left_unread) = (Cell::new(false), Cell::new(false));
+        let taken = receive
+            .iter()
+            .take_while(|(_, base)| {
+                let go = !stopped.get() && goes_on(*base);
+                left_unread.set(!go);
+                go
+            })
+            .filter(|(_, base)| takes(*base));
+        let processed = in_order_in_parallel(
+            taken,
+            READ_BLOCKS_AHEAD_PER_THREAD,
+            |(block, base)| process(&block, base).map(|result| (block, base, result)),
+            |(block, base, result)| {
+                // Blocks started before the stop are done, and dropped.
+                if !stopped.get() {
+                    stopped.set(consume(&block, base, result)?.is_break());
+                }
+                let _ = give_back.send(block);
+                Ok(())
+            },
+        );
+        // From here on, a block read finds no taker and ends the reading thread.
+        drop(receive);
+        processed?;
+        if stopped.get() || left_unread.get() {
+            return Ok((0, true));
+        }
+        // Every block was taken: the reader has come to the end of the input, or to an error.
+        let read = finished
+            .recv()
+            .unwrap_or_else(|_| Err(Error::Internal("the input's reader crashed".into())))?;
+        Ok((read, false))
+    }
 }
 
 /// The blocks of a mapped file, cut as [`blocks::for_each_block_in`] cuts them, found as they

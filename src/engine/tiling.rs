@@ -15,10 +15,11 @@ fn scanner() -> Scanner {
     Scanner::new(Readings::western(), Strictness::default())
 }
 
-fn options(block_size: usize, range: Option<Range<u64>>) -> EngineOptions {
+fn options(block_size: usize, range: Option<Range<u64>>, mmap: bool) -> EngineOptions {
     EngineOptions {
         range,
         block_size,
+        mmap,
         ..EngineOptions::default()
     }
 }
@@ -63,7 +64,8 @@ pub(crate) fn tiling(cuts: &[u64]) -> Vec<Range<u64>> {
     ranges
 }
 
-/// Checks the tiling property for `bytes` cut at `cuts`, from a buffer and from a file.
+/// Checks the tiling property for `bytes` cut at `cuts`, from a buffer, from a file mapped and
+/// from a file read.
 fn check(bytes: &[u8], block_size: usize, cuts: &[u64]) {
     let scanner = scanner();
     let mut file = tempfile::NamedTempFile::new().unwrap();
@@ -74,9 +76,14 @@ fn check(bytes: &[u8], block_size: usize, cuts: &[u64]) {
         false => Input::from_bytes(bytes.to_vec()),
         true => Input::from_arg(&path),
     };
-    for from_file in [false, true] {
-        let name = if from_file { "file" } else { "buffer" };
+    for (from_file, mmap) in [(false, true), (true, true), (true, false)] {
+        let name = match (from_file, mmap) {
+            (false, _) => "buffer",
+            (true, true) => "mapped file",
+            (true, false) => "read file",
+        };
         let input = || input(from_file);
+        let options = |block_size, range| options(block_size, range, mmap);
         let mut whole = Vec::new();
         let fixed = fix_input(
             &scanner,
