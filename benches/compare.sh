@@ -18,6 +18,7 @@
 #      what `rg -o | wc -l` and `rg --count-matches` count; and that every undouble command
 #      timed runs (exit 0 or 1; hyperfine has to ignore exit codes);
 #   3. times with hyperfine, on each file: `undouble scan` and `undouble fix -o` with 1 and 2
+#      threads, and `undouble scan - < FILE` (a pipe's path: read, not mapped) with 1 and 2
 #      threads (on the dump, read as a dump: `--format sql`, and `fix` with `--convert-charset
 #      utf8mb4`, as the README says a latin1 dump is repaired; `fix` also as plain text,
 #      `--format text`); the seed's Perl count (benches/seed_count.pl) and repair loop
@@ -266,12 +267,12 @@ bench() {  # bench FILE_OR_TREE TAG RUNS (NAME COMMAND)...
 }
 # check_undouble (NAME COMMAND)...: runs each undouble command once; it must exit 0 or 1.
 check_undouble() {
-    local argv status
+    local status
     while (($#)); do
         if [[ $1 == undouble* ]]; then
-            read -r -a argv <<<"$2"
             status=0
-            "${argv[@]}" >/dev/null || status=$?
+            # As hyperfine splits it: quotes kept together (`sh -c '...'`).
+            bash -c "$2" >/dev/null || status=$?
             if ((status > 1)); then
                 echo "compare.sh: \`$2\` exited with $status" >&2
                 exit 1
@@ -295,6 +296,9 @@ for f in "${files[@]}"; do
         "undouble scan -j2" "$undouble scan -j 2 ${mine[*]} $f"
         "undouble fix -o -j1" "$undouble fix -q -j 1 ${fix_mine[*]} $f -o $out"
         "undouble fix -o -j2" "$undouble fix -q -j 2 ${fix_mine[*]} $f -o $out"
+        # A pipe's path: read, not mapped, on a thread of its own.
+        "undouble scan -j1 < file" "sh -c '$undouble scan -j 1 ${mine[*]} - < $f'"
+        "undouble scan -j2 < file" "sh -c '$undouble scan -j 2 ${mine[*]} - < $f'"
     )
     if [[ $f == "$dump" ]]; then
         cmds+=(
@@ -540,6 +544,9 @@ for f in files:
                     else f"{c} -j{j}" for j in (1, 2))
         judge("threads", name, f"`{two}` ÷ `{one}`", 1.8, med[one] / med[two],
               f"; `-j2` used {cores(res[two]):.2f} CPU s per s")
+    judge("threads", name, "`undouble scan -j2 < file` ÷ `undouble scan -j1 < file`", 1.8,
+          med["undouble scan -j1 < file"] / med["undouble scan -j2 < file"],
+          f"; `-j2` used {cores(res['undouble scan -j2 < file']):.2f} CPU s per s")
     for j in (1, 2):
         judge("cat", name, f"`undouble fix -o -j{j}` ÷ `limit: cat > file; sync file`", 0.9,
               med["limit: cat > file; sync file"] / med[f"undouble fix -o -j{j}"])
