@@ -216,6 +216,13 @@ impl Stream {
         Ok(state.head[..state.head.len().min(limit)].to_vec())
     }
 
+    /// The stream's length when all of it is already held (bytes in memory, or a stream
+    /// that ended within its head), before it is read.
+    pub(crate) fn held_len(&self) -> Result<Option<u64>, Error> {
+        let state = self.state()?;
+        Ok((state.opened && state.ended && !state.taken).then_some(state.head.len() as u64))
+    }
+
     /// The whole stream, from its first byte: the kept head, then the rest. A stream is read
     /// whole once; a second pass is an error naming it.
     pub(crate) fn read_once(&self) -> Result<Box<dyn Read + Send>, Error> {
@@ -342,6 +349,30 @@ mod tests {
         stream.read_once().unwrap().read_to_end(&mut all).unwrap();
         assert_eq!(all, b"-- MySQL dump\nhello\n");
         assert!(stream.read_once().is_err(), "a stream is read once");
+        writer.join().unwrap();
+    }
+
+    /// Bytes held whole are read as an input of known length (on the calling thread, when
+    /// small); a stream whose end has not been seen is not.
+    #[test]
+    fn only_a_stream_held_whole_has_a_length() {
+        let Input::Stream(bytes) = Input::from_bytes("caf\u{c3}\u{a9}") else {
+            panic!("bytes are a stream")
+        };
+        assert_eq!(bytes.held_len().unwrap(), Some(7));
+        let (_dir, path, writer) = fifo_with(b"-- MySQL dump\nhello\n");
+        let input = Input::from_arg(&path);
+        let Input::Stream(fifo) = &input else {
+            panic!("a FIFO is a stream")
+        };
+        assert_eq!(fifo.held_len().unwrap(), None, "nothing read yet");
+        input.head(4).unwrap();
+        assert_eq!(fifo.held_len().unwrap(), None, "its end not seen");
+        input.head(1000).unwrap();
+        assert_eq!(fifo.held_len().unwrap(), Some(20), "ended within the head");
+        let mut all = Vec::new();
+        fifo.read_once().unwrap().read_to_end(&mut all).unwrap();
+        assert_eq!(fifo.held_len().unwrap(), None, "taken");
         writer.join().unwrap();
     }
 

@@ -47,7 +47,17 @@ impl Input {
     /// kernel (ripgrep maps no file of a directory tree for that reason).
     fn open(&self, mmap: bool, block_size: usize) -> Result<Source, Error> {
         let path = match self {
-            Input::Stream(stream) => return Ok(Source::Reader(stream.read_once()?)),
+            Input::Stream(stream) => {
+                // Bytes already held (a small file read once for its head) are one block, or
+                // a few, that a thread of their own to read would cost more than it saves.
+                return Ok(match stream.held_len()? {
+                    Some(len) => Source::Sized {
+                        reader: stream.read_once()?,
+                        len,
+                    },
+                    None => Source::Reader(stream.read_once()?),
+                });
+            }
             Input::File(path) => path,
         };
         let open_error = |source| Error::Open {
@@ -61,7 +71,10 @@ impl Input {
         }
         if !mmap || metadata.len() <= block_size as u64 {
             let len = metadata.len();
-            return Ok(Source::File { file, len });
+            return Ok(Source::Sized {
+                reader: Box::new(file),
+                len,
+            });
         }
         // SAFETY: the map is only ever read. If another process changes the file while it is
         // mapped, the bytes we read may mix old and new content (what a concurrent `read`
@@ -72,7 +85,10 @@ impl Input {
         let Ok(map) = GuardedMap::new(map) else {
             // Unguarded, a truncation would kill the process: the file is read instead.
             let len = metadata.len();
-            return Ok(Source::File { file, len });
+            return Ok(Source::Sized {
+                reader: Box::new(file),
+                len,
+            });
         };
         // Only a hint to the kernel's read-ahead: failing to give it changes nothing.
         let _ = map.map().advise(memmap2::Advice::Sequential);
@@ -154,18 +170,19 @@ enum Source {
         map: GuardedMap,
         file: File,
     },
-    /// A regular file read, not mapped, and its length when it was opened.
-    File {
-        file: File,
+    /// An input read, not mapped, of a length known when it was opened: a regular file (a
+    /// shorter read means it was truncated), or bytes already held.
+    Sized {
+        reader: Box<dyn Read + Send>,
         len: u64,
     },
     Reader(Box<dyn Read + Send>),
 }
 
 /// Runs `process` on every block of `input` (in parallel on the pool, but for an input of one
-/// block read from a file) and hands each result to `consume` in input order, with the block and its offset, until `consume`
-/// says to stop: then no block after is read, and no result after is handed on. Says whether
-/// it stopped so.
+/// block read from a file) and hands each result to `consume` in input order, with the block
+/// and its offset, until `consume` says to stop: then no block after is read, and no result
+/// after is handed on. Says whether it stopped so.
 fn for_each_block<T: Send>(
     input: &Input,
     readings: &Readings,
@@ -226,7 +243,7 @@ fn for_each_block<T: Send>(
                 )?;
                 return Ok(flow_of(&stopped));
             }
-            Source::File { file, len } => (Box::new(file), Some(len)),
+            Source::Sized { reader, len } => (reader, Some(len)),
             Source::Reader(reader) => (reader, None),
         };
     // A file of one block is read and processed on this thread: a thread of its own to read
