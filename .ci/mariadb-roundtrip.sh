@@ -46,47 +46,18 @@ fi
 
 # ---- a private server
 work=$(mktemp -d "${TMPDIR:-/tmp}/undouble-mariadb.XXXXXX")
-server_pid=""
+mariadb_pid=""
 cleanup() {
-    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
-        kill "$server_pid" 2>/dev/null || true
-        for _ in $(seq 100); do
-            kill -0 "$server_pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -9 "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
+    stop_server "$mariadb_pid"
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-as_user=()
-if [[ $(id -u) -eq 0 ]]; then
-    as_user=(--user=root)
-fi
-socket=$work/mariadb.sock
 say "starting a private mariadbd in $work"
-mariadb-install-db --no-defaults "${as_user[@]}" --datadir="$work/data" \
-    --auth-root-authentication-method=normal --skip-test-db >"$work/install.log" 2>&1 \
-    || { cat "$work/install.log" >&2; exit 2; }
-"$mariadbd" --no-defaults "${as_user[@]}" --datadir="$work/data" --socket="$socket" \
-    --skip-networking --pid-file="$work/mariadbd.pid" --log-error="$work/mariadbd.err" \
-    --innodb-buffer-pool-size=64M --max-allowed-packet=64M &
-server_pid=$!
-client=(mariadb --no-defaults --socket="$socket" --user=root)
-for _ in $(seq 300); do
-    if "${client[@]}" -e 'SELECT 1' >/dev/null 2>&1; then
-        break
-    fi
-    if ! kill -0 "$server_pid" 2>/dev/null; then
-        cat "$work/mariadbd.err" >&2
-        exit 2
-    fi
-    sleep 0.1
-done
-"${client[@]}" -e 'SELECT 1' >/dev/null
+MARIADBD=$mariadbd start_mariadb "$work" --innodb-buffer-pool-size=64M
+client=("${mariadb_client[@]}")
+socket=$mariadb_socket
 
 # ---- the damage, done the classic way
 # The clean-text corpus (benches/cleantext/build.sh) if it was built, else the committed

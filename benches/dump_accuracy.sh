@@ -67,22 +67,14 @@ version=$("$undouble" --version)
 # ---- a temporary directory, the servers stopped by their PIDs on every exit path
 work=$(mktemp -d "${TMPDIR:-/tmp}/undouble-dump-accuracy.XXXXXX")
 chmod 755 "$work"
-my_pid=""
+mariadb_pid=""
 pgdata=$work/pg/data
 as_pg=()
 if [[ $(id -u) -eq 0 ]]; then
     as_pg=(runuser -u postgres --)
 fi
 cleanup() {
-    if [[ -n $my_pid ]] && kill -0 "$my_pid" 2>/dev/null; then
-        kill "$my_pid" 2>/dev/null || true
-        for _ in $(seq 100); do
-            kill -0 "$my_pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -9 "$my_pid" 2>/dev/null || true
-        wait "$my_pid" 2>/dev/null || true
-    fi
+    stop_server "$mariadb_pid"
     if [[ -f $pgdata/postmaster.pid ]]; then
         (cd "$work/pg" && "${as_pg[@]}" "$pgbin/pg_ctl" stop -D "$pgdata" -m immediate -w -t 10 \
             >/dev/null 2>&1) || true
@@ -106,26 +98,9 @@ py generate "$work"
 
 # ---- MariaDB
 say "MariaDB: a private mariadbd in $work/my"
-as_user=()
-if [[ $(id -u) -eq 0 ]]; then
-    as_user=(--user=root)
-fi
-mkdir -p "$work/my"
-socket=$work/my/mariadb.sock
-mariadb-install-db --no-defaults "${as_user[@]}" --datadir="$work/my/data" \
-    --auth-root-authentication-method=normal --skip-test-db >"$work/my/install.log" 2>&1 \
-    || { cat "$work/my/install.log" >&2; exit 2; }
-nice -n 10 "$mariadbd" --no-defaults "${as_user[@]}" --datadir="$work/my/data" \
-    --socket="$socket" --skip-networking --pid-file="$work/my/mariadbd.pid" \
-    --log-error="$work/my/mariadbd.err" --innodb-buffer-pool-size=64M --max-allowed-packet=64M &
-my_pid=$!
-my=(mariadb --no-defaults --socket="$socket" --user=root)
-for _ in $(seq 600); do
-    "${my[@]}" -e 'SELECT 1' >/dev/null 2>&1 && break
-    kill -0 "$my_pid" 2>/dev/null || { cat "$work/my/mariadbd.err" >&2; exit 2; }
-    sleep 0.1
-done
-"${my[@]}" -e 'SELECT 1' >/dev/null
+MARIADBD=$mariadbd MARIADBD_NICE=10 start_mariadb "$work/my" --innodb-buffer-pool-size=64M
+my=("${mariadb_client[@]}")
+socket=$mariadb_socket
 "${my[@]}" <"$work/my-schema.sql"
 "${my[@]}" --default-character-set=utf8mb4 src <"$work/my-clean.sql"
 "${my[@]}" --default-character-set=latin1 src <"$work/my-wrong.sql"

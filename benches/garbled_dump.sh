@@ -56,17 +56,9 @@ mariadbd=$(command -v mariadbd || echo /usr/sbin/mariadbd)
 # ---- a temporary directory, the server stopped by its PID on every exit path
 work=$(mktemp -d "${TMPDIR:-/tmp}/undouble-garbled-dump.XXXXXX")
 chmod 755 "$work"
-my_pid=""
+mariadb_pid=""
 cleanup() {
-    if [[ -n $my_pid ]] && kill -0 "$my_pid" 2>/dev/null; then
-        kill "$my_pid" 2>/dev/null || true
-        for _ in $(seq 100); do
-            kill -0 "$my_pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -9 "$my_pid" 2>/dev/null || true
-        wait "$my_pid" 2>/dev/null || true
-    fi
+    stop_server "$mariadb_pid"
     rm -rf "$work"
     rm -f "$dump.tmp"
 }
@@ -78,28 +70,11 @@ nice -n 10 python3 "$here/garbled_dump.py" "$source_text" "$work" "$size_mb" >"$
 read -r rows clean_rows estimate <"$work/drawn"
 
 say "garbled_dump.sh: a private mariadbd in $work/my"
-as_user=()
-if [[ $(id -u) -eq 0 ]]; then
-    as_user=(--user=root)
-fi
-mkdir -p "$work/my"
-socket=$work/my/mariadb.sock
-mariadb-install-db --no-defaults "${as_user[@]}" --datadir="$work/my/data" \
-    --auth-root-authentication-method=normal --skip-test-db >"$work/my/install.log" 2>&1 \
-    || { cat "$work/my/install.log" >&2; exit 2; }
 # The data is thrown away with the directory: no durability is needed, only a fast load.
-nice -n 10 "$mariadbd" --no-defaults "${as_user[@]}" --datadir="$work/my/data" \
-    --socket="$socket" --skip-networking --pid-file="$work/my/mariadbd.pid" \
-    --log-error="$work/my/mariadbd.err" --innodb-buffer-pool-size=256M \
-    --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --max-allowed-packet=64M &
-my_pid=$!
-my=(mariadb --no-defaults --socket="$socket" --user=root)
-for _ in $(seq 600); do
-    "${my[@]}" -e 'SELECT 1' >/dev/null 2>&1 && break
-    kill -0 "$my_pid" 2>/dev/null || { cat "$work/my/mariadbd.err" >&2; exit 2; }
-    sleep 0.1
-done
-"${my[@]}" -e 'SELECT 1' >/dev/null
+MARIADBD=$mariadbd MARIADBD_NICE=10 start_mariadb "$work/my" --innodb-buffer-pool-size=256M \
+    --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0
+my=("${mariadb_client[@]}")
+socket=$mariadb_socket
 
 "${my[@]}" <<'SQL'
 CREATE DATABASE bench;
