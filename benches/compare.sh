@@ -281,16 +281,21 @@ check_undouble() {
         shift 2
     done
 }
-for f in "${files[@]}"; do
-    tag="$(basename "$f")"
-    echo "== $tag" >&2
-    if [[ $f == "$dump" ]]; then
+# options_for FILE: sets mine (undouble's options for reading FILE) and fix_mine (for fixing
+# it): the dump is read as a dump, and its latin1 columns converted as the README says.
+options_for() {
+    if [[ $1 == "$dump" ]]; then
         mine=(--format sql)
         fix_mine=(--format sql --convert-charset utf8mb4)
     else
         mine=()
         fix_mine=()
     fi
+}
+for f in "${files[@]}"; do
+    tag="$(basename "$f")"
+    echo "== $tag" >&2
+    options_for "$f"
     cmds=(
         "undouble scan -j1" "$undouble scan -j 1 ${mine[*]} $f"
         "undouble scan -j2" "$undouble scan -j 2 ${mine[*]} $f"
@@ -379,13 +384,7 @@ memory="$work/memory.tsv"
 for f in "$sql" "$dump"; do
     small="$work/quarter-$(basename "$f")"
     first_quarter "$f" "$small"
-    if [[ $f == "$dump" ]]; then
-        mine=(--format sql)
-        fix_mine=(--format sql --convert-charset utf8mb4)
-    else
-        mine=()
-        fix_mine=()
-    fi
+    options_for "$f"
     for name in "undouble scan -j2" "undouble fix -o -j2"; do
         sizes=()
         for g in "$small" "$f"; do
