@@ -125,10 +125,15 @@ pub(crate) fn for_each_owned_block_read<R: Read, E>(
             return Ok(());
         }
         let len = next_block_len(&buffer, eof, block_size, readings);
-        let mut next = fresh();
-        next.extend_from_slice(&buffer[len..]);
-        buffer.truncate(len);
-        if each(buffer, base)?.is_break() {
+        // The last block needs no buffer after it (a small file is one block).
+        let last = eof && len == buffer.len();
+        let mut next = Vec::new();
+        if !last {
+            next = fresh();
+            next.extend_from_slice(&buffer[len..]);
+            buffer.truncate(len);
+        }
+        if each(buffer, base)?.is_break() || last {
             return Ok(());
         }
         base += len as u64;
