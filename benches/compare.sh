@@ -71,16 +71,7 @@ dump_mb="${DUMP_MB:-600}"
 tree_files="${TREE_FILES:-50000}"
 mkdir -p "$data"
 
-updated=
-need() {  # need COMMAND DEBIAN_PACKAGE
-    command -v "$1" >/dev/null 2>&1 && return
-    if [[ $(id -u) -ne 0 ]]; then
-        echo "compare.sh: $1 is missing; install the Debian package $2" >&2
-        exit 1
-    fi
-    [[ -n $updated ]] || { apt-get update -qq; updated=1; }
-    apt-get install -y -qq "$2" >/dev/null
-}
+source "$here/lib.sh"
 need hyperfine hyperfine
 need rg ripgrep
 need python3 python3
