@@ -28,6 +28,7 @@ use std::ops::Range;
 
 use super::classes::{CharClass, class_of};
 use super::codepage::{ReadingMask, Readings, is_lead_byte};
+use super::lost_slots::{REPLACEMENT, lost_slots};
 use super::matcher::decode_last_char;
 
 /// What stood in the lost byte's slot.
@@ -167,30 +168,19 @@ fn stands_apart(input: &[u8], start: usize, found: &LostMatch) -> bool {
 
 /// The first lost match that starts in `range` of `input`, and where. The search goes by the
 /// slots, not the text: a slot is a space or a `?` right after a byte `80..FF`, or U+FFFD after
-/// one, since a lost byte's slot always follows a character that stands for a byte `80..FF`;
-/// one vector search finds them all, and most spaces of a text follow ASCII. A slot is tried
-/// only when the character just before it stands for a byte in the readings, as a garbled
-/// character's last one must (the words of a script the readings do not garble end at none);
-/// then with the characters before it, back to where the text before it is ASCII (or the
-/// range starts), since a garbled character is at most four long.
+/// one, since a lost byte's slot always follows a character that stands for a byte `80..FF`
+/// ([`lost_slots`]: most spaces of a text follow ASCII). A slot is tried only when the
+/// character just before it stands for a byte in the readings, as a garbled character's last
+/// one must (the words of a script the readings do not garble end at none); then with the
+/// characters before it, back to where the text before it is ASCII (or the range starts),
+/// since a garbled character is at most four long.
 pub fn find_lost(
     readings: &Readings,
     input: &[u8],
     range: Range<usize>,
 ) -> Option<(usize, LostMatch)> {
-    let end = range.end.min(input.len());
     let start = range.start;
-    let window = input.get(start..end)?;
-    for hit in memchr::memchr3_iter(b' ', b'?', REPLACEMENT[0], window) {
-        let slot = start + hit;
-        if hit == 0 || input[slot - 1] < 0x80 {
-            continue;
-        }
-        if input[slot] == REPLACEMENT[0]
-            && window.get(hit..hit + REPLACEMENT.len()) != Some(REPLACEMENT)
-        {
-            continue;
-        }
+    for slot in lost_slots(input, range) {
         // The last character before the slot: its first byte is the last that is no
         // continuation byte, at most three back.
         let Some(last) = (slot.saturating_sub(4).max(start)..slot)
@@ -255,9 +245,6 @@ pub fn is_lost_form(readings: &Readings, garbled: &[u8]) -> bool {
 
 /// How far before its slot a lost match may start: three characters of at most four bytes.
 const LONGEST_REACH: usize = 12;
-
-/// U+FFFD in UTF-8.
-const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
 
 #[cfg(test)]
 mod tests {

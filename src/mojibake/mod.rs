@@ -30,6 +30,7 @@ pub(crate) mod explain;
 pub(crate) mod field;
 pub mod learn;
 pub mod lost;
+mod lost_slots;
 pub mod matcher;
 pub mod pattern;
 pub(crate) mod plausibility;
