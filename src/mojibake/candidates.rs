@@ -21,6 +21,7 @@
 //! readings produce). A candidate may still fail to match.
 
 use super::codepage::{Readings, is_lead_byte};
+use super::cpu::has_avx2;
 
 /// The bit of [`CandidateFilter::roles`] for a byte that may start a sequence, may be its
 /// second byte, or may be its third.
@@ -242,16 +243,6 @@ impl VectorSets {
             controls,
         })
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn has_avx2() -> bool {
-    false
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -12,6 +12,8 @@
 
 use std::ops::Range;
 
+use super::cpu::has_avx2;
+
 /// U+FFFD in UTF-8.
 pub(super) const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
 
@@ -107,16 +109,6 @@ impl Iterator for LostSlots<'_> {
         }
         self.next_portable()
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn has_avx2() -> bool {
-    false
 }
 
 #[cfg(target_arch = "x86_64")]
