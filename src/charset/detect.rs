@@ -436,6 +436,11 @@ pub(super) fn decodes_cleanly(encoding: KnownEncoding, sample: &[u8]) -> bool {
 
 /// UTF-16 or UTF-32 (no BOM) if the first characters are `<` in it after white space only.
 fn wide_unicode_from_first_chars(body: &[u8]) -> Option<Suspect> {
+    // UTF-16 and UTF-32 write `<` and ASCII white space with a zero byte among the first two
+    // of each: a body without one there starts with neither (most files, asked once each).
+    if !body.iter().take(2).any(|&b| b == 0) {
+        return None;
+    }
     encoding_from_first_chars(body, DEFAULT_SUSPECTS, DEFAULT_WHITESPACE)
         .into_iter()
         .next()
@@ -486,6 +491,31 @@ pub(crate) fn detect_after_bom(body: &[u8], bom: Option<Suspect>) -> Option<Byte
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// A body with no zero byte in its first two is never UTF-16 or UTF-32 by its first
+        /// characters: the quick answer is the one the full look gives.
+        #[test]
+        fn wide_first_chars_need_a_zero_byte_at_the_start(
+            units in proptest::collection::vec(
+                (proptest::sample::select(vec![' ', '\n', '<', 'a', '\u{e9}', '\u{3c00}']),
+                 proptest::sample::select(DEFAULT_SUSPECTS.to_vec())),
+                0..6,
+            ),
+        ) {
+            let body: Vec<u8> = units
+                .iter()
+                .flat_map(|&(c, suspect)| suspect.encode_char(c).unwrap_or_default())
+                .collect();
+            let full = encoding_from_first_chars(&body, DEFAULT_SUSPECTS, DEFAULT_WHITESPACE)
+                .into_iter()
+                .next()
+                .filter(|suspect| suspect.is_wide_unicode());
+            proptest::prop_assert_eq!(wide_unicode_from_first_chars(&body), full);
+        }
+    }
 
     #[test]
     fn chardetng_is_fed_the_lines_with_non_ascii_bytes_whole() {

@@ -26,11 +26,17 @@ pub fn encoding_from_first_chars(
         .iter()
         .filter_map(|&suspect| {
             let less_than = suspect.encode_char('<')?;
-            let spaces: Vec<Vec<u8>> = whitespace
-                .iter()
-                .filter_map(|&c| suspect.encode_char(c))
-                .filter(|encoded| !encoded.is_empty())
-                .collect();
+            let encoded = |c: char| suspect.encode_char(c).filter(|e| !e.is_empty());
+            // Most heads start with neither `<` nor white space in this encoding: they are
+            // answered without the set of pieces.
+            if !octets.starts_with(&less_than)
+                && !whitespace
+                    .iter()
+                    .any(|&c| encoded(c).is_some_and(|e| octets.starts_with(&e)))
+            {
+                return None;
+            }
+            let spaces: Vec<Vec<u8>> = whitespace.iter().filter_map(|&c| encoded(c)).collect();
             let at = first_after(octets, &less_than, &spaces)?;
             Some((suspect, at + less_than.len()))
         })
@@ -134,6 +140,55 @@ mod tests {
             proptest::prop_assert_eq!(
                 first_after(&bytes, &needle, &pieces),
                 first_after_by_search(&bytes, &needle, &pieces)
+            );
+        }
+    }
+
+    /// What `encoding_from_first_chars` answers with every suspect's pieces built and walked,
+    /// whatever the head starts with.
+    fn encoding_from_first_chars_by_walk(
+        octets: &[u8],
+        suspects: &[Suspect],
+        whitespace: &[char],
+    ) -> Vec<Suspect> {
+        let matches = suspects
+            .iter()
+            .filter_map(|&suspect| {
+                let less_than = suspect.encode_char('<')?;
+                let spaces: Vec<Vec<u8>> = whitespace
+                    .iter()
+                    .filter_map(|&c| suspect.encode_char(c))
+                    .filter(|encoded| !encoded.is_empty())
+                    .collect();
+                let at = first_after(octets, &less_than, &spaces)?;
+                Some((suspect, at + less_than.len()))
+            })
+            .collect();
+        by_descending_score(matches)
+    }
+
+    /// Heads of white space, `<`, letters and zero bytes, each character in one of the
+    /// suspects (a head may mix them).
+    fn head() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let piece = (
+            prop::sample::select(vec![' ', '\n', '\t', '\r', '<', 'a', '!', '\u{e9}', '\0']),
+            prop::sample::select(DEFAULT_SUSPECTS.to_vec()),
+        )
+            .prop_map(|(c, suspect)| suspect.encode_char(c).unwrap_or_default());
+        proptest::collection::vec(piece, 0..8).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// Heads that start with neither `<` nor white space are answered as the walk
+        /// answers them, as are all others.
+        #[test]
+        fn the_quick_answer_is_the_walks(octets in head()) {
+            proptest::prop_assert_eq!(
+                encoding_from_first_chars(&octets, DEFAULT_SUSPECTS, DEFAULT_WHITESPACE),
+                encoding_from_first_chars_by_walk(&octets, DEFAULT_SUSPECTS, DEFAULT_WHITESPACE)
             );
         }
     }
