@@ -60,7 +60,8 @@
 //!
 //! The modules depend on each other one way only, each on those before it in this order:
 //!
-//! 1. [`format`](mod@format): small formatting helpers, depending on nothing.
+//! 1. [`format`](mod@format): small formatting helpers, and `byte_search`: vector searches
+//!    through bytes; both depend on nothing.
 //! 2. `sql`, then [`mojibake`] and [`charset`]: the pure core. Bytes in, answers out: no
 //!    files, threads or terminals; `mojibake` and `charset` know nothing of each other.
 //! 3. `error`: the errors of the layers above, which read files.
@@ -74,6 +75,7 @@
 
 pub mod api;
 pub mod audit;
+mod byte_search;
 pub mod charset;
 #[cfg(feature = "cli")]
 pub mod cli;

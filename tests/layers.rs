@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 /// the same rank know nothing of each other.
 const LAYERS: &[(&str, u32)] = &[
     ("format", 0),
+    ("byte_search", 0),
     ("sql", 1),
     ("mojibake", 2),
     ("charset", 2),
@@ -28,7 +29,7 @@ const LAYERS: &[(&str, u32)] = &[
 ];
 
 /// The modules that are bytes in, answers out.
-const PURE: &[&str] = &["format", "sql", "mojibake", "charset"];
+const PURE: &[&str] = &["format", "byte_search", "sql", "mojibake", "charset"];
 
 /// What the pure modules must not use: files, threads, processes, terminals, the environment.
 const IMPURE: &[&str] = &[

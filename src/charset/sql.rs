@@ -31,6 +31,7 @@
 //! `labels.rs`); MySQL's `utf8` is UTF-8 limited to three bytes a character (`utf8mb3`) but
 //! UTF-8 all the same; `binary` and `SQL_ASCII` are no encoding at all.
 
+use crate::byte_search::pairs::{ByteSet, pairs};
 use memchr::memchr;
 use serde::{Deserialize, Serialize};
 
@@ -239,16 +240,16 @@ pub fn looks_like_sql(head: &[u8]) -> bool {
     if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<') {
         return false;
     }
-    // One walk over the lines, found with `memchr` (every file a scan reads is asked this
-    // about its head): a dump statement answers at once; a line that starts with `SET` is
-    // what a connection declaration needs, and only then are the declarations read.
+    // One walk over the lines that start with a byte a statement can start with (every file
+    // a scan reads is asked this about its head, and heads of word lists and catalogues are
+    // thousands of short lines, most of which start with another): a dump statement answers
+    // at once; a line that starts with `SET` is what a connection declaration needs, and
+    // only then are the declarations read.
     let mut sets = false;
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', body).chain([body.len()]) {
-        let line = &body[start..end];
-        start = end + 1;
-        // Most lines of most files start with a byte no statement starts with: one look
-        // at it, for heads of thousands of short lines (word lists, catalogues).
+    let line_starts = pairs(&NEWLINE, &STATEMENT_OPENERS, body, 0..body.len());
+    for start in std::iter::once(0).chain(line_starts) {
+        let rest = &body[start..];
+        let line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
         if !line.first().is_some_and(|&first| may_open_statement(first)) {
             continue;
         }
@@ -273,12 +274,16 @@ pub fn looks_like_sql(head: &[u8]) -> bool {
         .any(|declaration| declaration.place.kind.is_connection())
 }
 
-/// Whether a line that starts with `first` can start with what [`looks_like_sql`] looks for:
+/// The bytes a line can start with where it starts with what [`looks_like_sql`] looks for:
 /// white space or a version comment before it, or `CREATE`, `INSERT`, `COPY` or `SET` in any
 /// case.
+const STATEMENT_OPENERS: ByteSet = ByteSet::new(1, 0, b"\t\x0C\r /CcIiSs");
+const NEWLINE: ByteSet = ByteSet::new(b'\n', b'\n', &[]);
+
+/// Whether a line that starts with `first` can start with what [`looks_like_sql`] looks for.
 #[inline]
 fn may_open_statement(first: u8) -> bool {
-    first.is_ascii_whitespace() || first == b'/' || matches!(first | 0x20, b'c' | b'i' | b's')
+    STATEMENT_OPENERS.contains(first)
 }
 
 /// The first word of a line that can start a declaration.

@@ -21,7 +21,7 @@
 //! readings produce). A candidate may still fail to match.
 
 use super::codepage::{Readings, is_lead_byte};
-use super::cpu::has_avx2;
+use crate::byte_search::has_avx2;
 
 /// The bit of [`CandidateFilter::roles`] for a byte that may start a sequence, may be its
 /// second byte, or may be its third.

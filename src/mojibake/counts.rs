@@ -269,7 +269,7 @@ pub fn first_offsets(mut a: Vec<u64>, b: &[u64]) -> Vec<u64> {
 /// code compiled for AVX2 where the CPU has it (detected at run time), twice as wide.
 fn count_lead_bytes(buffer: &[u8]) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if super::cpu::has_avx2() {
+    if crate::byte_search::has_avx2() {
         // SAFETY: the CPU was found to have AVX2.
         return unsafe { count_lead_bytes_avx2(buffer) };
     }

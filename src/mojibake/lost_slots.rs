@@ -4,162 +4,39 @@
 //! that slot always follows a character that stands for a byte `80..FF`, so the byte before
 //! it is `80..FF` too. Most spaces of a text follow ASCII: an SQL file has one every few
 //! bytes and almost none after a non-ASCII byte. A search that stops at every space (as
-//! `memchr3` of the three slot bytes does) pays its set-up for each one; this one tests the
-//! pair of bytes, 64 positions at a time where the CPU has AVX2 (detected at run time, as
-//! `memchr` does), and stops only where a non-ASCII byte is followed by one that can open a
-//! slot. Elsewhere `memchr3` finds the slot bytes and the byte before is looked at. Both give
-//! the same positions.
+//! `memchr3` of the three slot bytes did) pays its set-up for each one; this one is a search
+//! for the pair of bytes ([`crate::byte_search::pairs`]), which stops only where a non-ASCII
+//! byte is followed by one that can open a slot.
 
 use std::ops::Range;
 
-use super::cpu::has_avx2;
+use crate::byte_search::pairs::{ByteSet, pairs};
 
 /// U+FFFD in UTF-8.
 pub(super) const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
 
+/// The bytes before a slot: those of a character that stands for a byte `80..FF`.
+const NON_ASCII: ByteSet = ByteSet::new(0x80, 0xFF, &[]);
+/// The first byte of what a slot holds: a space, a `?` or U+FFFD.
+const SLOT_OPENERS: ByteSet = ByteSet::new(1, 0, &[b' ', b'?', REPLACEMENT[0]]);
+
 /// The slots in `range` of `input`, in order: positions after the range's first byte where a
 /// space, a `?` or a whole U+FFFD (inside the range) follows a byte `80..FF`.
-pub(super) fn lost_slots(input: &[u8], range: Range<usize>) -> LostSlots<'_> {
+pub(super) fn lost_slots(input: &[u8], range: Range<usize>) -> impl Iterator<Item = usize> {
     let end = range.end.min(input.len());
-    let start = range.start.min(end);
-    LostSlots {
-        input,
-        end,
-        // The first byte of the range follows nothing in it.
-        at: start + 1,
-        block: Block::default(),
-        vector: has_avx2(),
-    }
+    holding_slots(input, end, pairs(&NON_ASCII, &SLOT_OPENERS, input, range))
 }
 
-/// The iterator [`lost_slots`] returns.
-pub(super) struct LostSlots<'a> {
-    input: &'a [u8],
+/// The positions of `openers` (each a slot's first byte after a byte `80..FF`) that hold a
+/// slot: U+FFFD must be whole before `end`.
+fn holding_slots(
+    input: &[u8],
     end: usize,
-    /// The next position to test.
-    at: usize,
-    /// The positions the vector test found in the last block, not yet returned.
-    block: Block,
-    vector: bool,
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-struct Block {
-    at: usize,
-    bits: u64,
-}
-
-impl LostSlots<'_> {
-    /// Whether `slot`, whose byte before is known to be `80..FF`, holds what a slot holds.
-    #[inline]
-    fn holds_slot(&self, slot: usize) -> bool {
-        match self.input[slot] {
-            b' ' | b'?' => true,
-            0xEF => self.input[slot..self.end].starts_with(REPLACEMENT),
-            _ => false,
-        }
-    }
-
-    fn next_portable(&mut self) -> Option<usize> {
-        while self.at < self.end {
-            let window = &self.input[self.at..self.end];
-            let slot = self.at + memchr::memchr3(b' ', b'?', REPLACEMENT[0], window)?;
-            self.at = slot + 1;
-            if self.input[slot - 1] >= 0x80 && self.holds_slot(slot) {
-                return Some(slot);
-            }
-        }
-        None
-    }
-}
-
-impl Iterator for LostSlots<'_> {
-    type Item = usize;
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        #[cfg(target_arch = "x86_64")]
-        if self.vector {
-            loop {
-                while self.block.bits != 0 {
-                    let slot = self.block.at + self.block.bits.trailing_zeros() as usize;
-                    self.block.bits &= self.block.bits - 1;
-                    if self.holds_slot(slot) {
-                        return Some(slot);
-                    }
-                }
-                if self.at + avx2::BLOCK > self.end {
-                    break;
-                }
-                // SAFETY: the CPU was found to have AVX2; `at >= 1` and the block with the
-                // byte before it lies in `input` (`at + BLOCK <= end <= input.len()`).
-                let found = unsafe { avx2::next_block(self.input, self.at, self.end) };
-                match found {
-                    Some(block) => {
-                        self.at = block.at + avx2::BLOCK;
-                        self.block = block;
-                    }
-                    // Every whole block was tested: the tail is left to the portable search.
-                    None => {
-                        self.at += (self.end - self.at) / avx2::BLOCK * avx2::BLOCK;
-                        break;
-                    }
-                }
-            }
-        }
-        self.next_portable()
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
-        _mm256_set1_epi8,
-    };
-
-    use super::{Block, REPLACEMENT};
-
-    const LANES: usize = 32;
-    /// The positions one step tests: two vectors.
-    pub(super) const BLOCK: usize = 2 * LANES;
-
-    /// The first block of [`BLOCK`] positions from `at` on, whole before `end`, that holds a
-    /// position whose byte may open a slot (a space, a `?`, U+FFFD's first byte) after a byte
-    /// `80..FF`; its positions as bits (bit k: the block's start + k).
-    ///
-    /// # Safety
-    ///
-    /// The CPU must have AVX2, `at >= 1` and `end <= input.len()`.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn next_block(input: &[u8], mut at: usize, end: usize) -> Option<Block> {
-        let splat = |b: u8| _mm256_set1_epi8(b as i8);
-        let (space, question, replacement) = (splat(b' '), splat(b'?'), splat(REPLACEMENT[0]));
-        let opens = |v: __m256i| -> u32 {
-            let either =
-                _mm256_or_si256(_mm256_cmpeq_epi8(v, space), _mm256_cmpeq_epi8(v, question));
-            _mm256_movemask_epi8(_mm256_or_si256(either, _mm256_cmpeq_epi8(v, replacement))) as u32
-        };
-        while at + BLOCK <= end {
-            // SAFETY: each load of `LANES` bytes from `at - 1 + k`, `k <= BLOCK - LANES + 1`,
-            // ends at or before `at + BLOCK <= end <= input.len()`, and `at >= 1`.
-            let load = |k: usize| unsafe { _mm256_loadu_si256(input.as_ptr().add(at + k).cast()) };
-            let before =
-                |k: usize| unsafe { _mm256_loadu_si256(input.as_ptr().add(at - 1 + k).cast()) };
-            // The sign bit of each byte before a position: set for `80..FF`.
-            let high = u64::from(_mm256_movemask_epi8(before(0)) as u32)
-                | (u64::from(_mm256_movemask_epi8(before(LANES)) as u32) << LANES);
-            if high != 0 {
-                let slots = u64::from(opens(load(0))) | (u64::from(opens(load(LANES))) << LANES);
-                let bits = high & slots;
-                if bits != 0 {
-                    return Some(Block { at, bits });
-                }
-            }
-            at += BLOCK;
-        }
-        None
-    }
+    openers: impl Iterator<Item = usize>,
+) -> impl Iterator<Item = usize> {
+    openers.filter(move |&slot| {
+        input[slot] != REPLACEMENT[0] || input[slot..end].starts_with(REPLACEMENT)
+    })
 }
 
 #[cfg(test)]
@@ -181,9 +58,9 @@ mod tests {
     }
 
     fn portable(input: &[u8], range: Range<usize>) -> Vec<usize> {
-        let mut slots = lost_slots(input, range);
-        slots.vector = false;
-        slots.collect()
+        let end = range.end.min(input.len());
+        let openers = pairs(&NON_ASCII, &SLOT_OPENERS, input, range).portable();
+        holding_slots(input, end, openers).collect()
     }
 
     #[test]

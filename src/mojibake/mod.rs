@@ -26,7 +26,6 @@ pub mod codepage;
 mod codepage_tables;
 pub mod controls;
 pub mod counts;
-mod cpu;
 pub(crate) mod explain;
 pub(crate) mod field;
 pub mod learn;

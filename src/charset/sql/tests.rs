@@ -303,3 +303,59 @@ fn serialises_place_flat() {
     assert_eq!(json[0]["label"], "latin1");
     assert_eq!(json[0]["encoding"], "windows-1252");
 }
+
+/// What `looks_like_sql` answers, reading every line of the head: its oracle.
+fn looks_like_sql_by_every_line(head: &[u8]) -> bool {
+    let head = head.get(..SQL_CONNECTION_SCAN_LIMIT).unwrap_or(head);
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<') {
+        return false;
+    }
+    let mut sets = false;
+    for line in body.split(|&b| b == b'\n') {
+        let line = after_line_opener(line);
+        let copy = starts_with_words(line, &["COPY"])
+            && line
+                .trim_ascii_end()
+                .to_ascii_lowercase()
+                .ends_with(b"from stdin;");
+        if starts_with_words(line, &["CREATE", "TABLE"])
+            || starts_with_words(line, &["INSERT", "INTO"])
+            || copy
+        {
+            return true;
+        }
+        sets |= starts_with_words(line, &["SET"]);
+    }
+    sets && sql_declarations(head)
+        .iter()
+        .any(|declaration| declaration.place.kind.is_connection())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+    /// Heads of statement lines, words and blank lines in any order and case, long enough
+    /// for the vector search's blocks: reading only the lines whose first byte can open a
+    /// statement answers as reading every line does.
+    #[test]
+    fn reading_the_lines_that_may_open_a_statement_is_reading_them_all(
+        lines in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "create table t (a int);", "INSERT INTO t VALUES (1);", "copy t (a) from stdin;",
+                "SET NAMES latin1;", "set autocommit = 0;", "/*!40101 SET NAMES utf8 */;",
+                " \tInsert into t values (2);", "\rcreate", "word", "c", "si", "Ins", "", " ",
+                "<p>", "\u{feff}set names x;", "-- comment", "\x0Cset names koi8r;",
+            ]),
+            0..40,
+        ),
+        bom in proptest::bool::ANY,
+    ) {
+        let head = format!("{}{}", if bom { "\u{feff}" } else { "" }, lines.join("\n"));
+        proptest::prop_assert_eq!(
+            looks_like_sql(head.as_bytes()),
+            looks_like_sql_by_every_line(head.as_bytes()),
+            "{:?}", head
+        );
+    }
+}

@@ -1,0 +1,343 @@
+//! The positions where two adjacent bytes belong to two sets of byte values.
+//!
+//! Several questions the core asks of every file are of this shape: where a space, a `?` or
+//! U+FFFD's first byte follows a byte `80..FF` (the slot of a lost byte), where a line starts
+//! with a byte that can open an SQL statement. Walking every space, or every line, with a
+//! `memchr` per hit pays the search's set-up for each, and ASCII text has one every few bytes.
+//! This search tests both bytes of 64 positions a step and stops only where both belong.
+//!
+//! A set is data ([`ByteSet`]): a table of its members for the byte test, and for the vector
+//! test two tables of 16 entries indexed by a byte's low and high halves (nibbles), whose
+//! entries share a bit exactly when the byte is a member (the classification `simdjson` and
+//! Hyperscan's "Teddy" use). That holds for any set whose members have at most eight
+//! distinct high nibbles, which [`ByteSet::new`] checks when the set is made (at compile
+//! time for a `const`).
+
+use std::ops::Range;
+
+use super::has_avx2;
+
+/// A set of byte values, for [`pairs`].
+#[derive(Clone, Debug)]
+pub(crate) struct ByteSet {
+    members: [bool; 256],
+    /// Bit `k` for the `k`-th distinct high nibble of the members.
+    high: [u8; 16],
+    /// For each low nibble, the bits of the high nibbles it makes a member with.
+    low: [u8; 16],
+}
+
+impl ByteSet {
+    /// The set of the bytes `lowest..=highest` and of `others`.
+    ///
+    /// # Panics
+    ///
+    /// If the members have more than eight distinct high nibbles (at compile time when the
+    /// set is a constant).
+    pub(crate) const fn new(lowest: u8, highest: u8, others: &[u8]) -> ByteSet {
+        let mut members = [false; 256];
+        let mut b = lowest as usize;
+        while b <= highest as usize && lowest <= highest {
+            members[b] = true;
+            b += 1;
+        }
+        let mut i = 0;
+        while i < others.len() {
+            members[others[i] as usize] = true;
+            i += 1;
+        }
+        let (mut high, mut low) = ([0u8; 16], [0u8; 16]);
+        let mut bits = 0;
+        let mut h = 0;
+        while h < 16 {
+            let mut l = 0;
+            while l < 16 {
+                if members[h << 4 | l] {
+                    if high[h] == 0 {
+                        assert!(bits < 8, "a byte set has at most eight high nibbles");
+                        high[h] = 1 << bits;
+                        bits += 1;
+                    }
+                    low[l] |= high[h];
+                }
+                l += 1;
+            }
+            h += 1;
+        }
+        ByteSet { members, high, low }
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, byte: u8) -> bool {
+        self.members[usize::from(byte)]
+    }
+}
+
+/// The positions `p` in `range` of `haystack`, after its first, where `haystack[p - 1]` is in
+/// `before` and `haystack[p]` in `at`, in order.
+pub(crate) fn pairs<'a>(
+    before: &'a ByteSet,
+    at: &'a ByteSet,
+    haystack: &'a [u8],
+    range: Range<usize>,
+) -> Pairs<'a> {
+    let end = range.end.min(haystack.len());
+    let start = range.start.min(end);
+    Pairs {
+        before,
+        at,
+        haystack,
+        end,
+        // The range's first byte follows nothing in it.
+        next: start + 1,
+        block: Block::default(),
+        vector: has_avx2(),
+    }
+}
+
+/// The iterator [`pairs`] returns.
+pub(crate) struct Pairs<'a> {
+    before: &'a ByteSet,
+    at: &'a ByteSet,
+    haystack: &'a [u8],
+    end: usize,
+    /// The next position to test.
+    next: usize,
+    /// The positions the vector test found in the last block, not yet returned.
+    block: Block,
+    vector: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Block {
+    at: usize,
+    bits: u64,
+}
+
+impl Pairs<'_> {
+    fn next_portable(&mut self) -> Option<usize> {
+        while self.next < self.end {
+            let p = self.next;
+            self.next += 1;
+            if self.at.contains(self.haystack[p]) && self.before.contains(self.haystack[p - 1]) {
+                return Some(p);
+            }
+        }
+        None
+    }
+
+    /// The same search without the vector test: what other CPUs run, and the tests' oracle.
+    #[cfg(test)]
+    pub(crate) fn portable(mut self) -> Self {
+        self.vector = false;
+        self
+    }
+}
+
+impl Iterator for Pairs<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if self.vector {
+            if self.block.bits != 0 {
+                let p = self.block.at + self.block.bits.trailing_zeros() as usize;
+                self.block.bits &= self.block.bits - 1;
+                return Some(p);
+            }
+            if self.next + avx2::BLOCK <= self.end {
+                // SAFETY: the CPU was found to have AVX2; `next >= 1` and
+                // `next + BLOCK <= end <= haystack.len()`.
+                let found = unsafe {
+                    avx2::next_block(self.before, self.at, self.haystack, self.next, self.end)
+                };
+                match found {
+                    Some(mut block) => {
+                        self.next = block.at + avx2::BLOCK;
+                        let p = block.at + block.bits.trailing_zeros() as usize;
+                        block.bits &= block.bits - 1;
+                        self.block = block;
+                        return Some(p);
+                    }
+                    // Every whole block was tested: the tail is left to the byte test.
+                    None => self.next += (self.end - self.next) / avx2::BLOCK * avx2::BLOCK,
+                }
+            }
+        }
+        self.next_portable()
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
+        _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
+    };
+
+    use super::{Block, ByteSet};
+
+    const LANES: usize = 32;
+    /// The positions one step tests: two vectors.
+    pub(super) const BLOCK: usize = 2 * LANES;
+
+    /// A set's two nibble tables, each in both 128-bit lanes (the shuffle looks up within a
+    /// lane).
+    #[derive(Clone, Copy)]
+    struct Tables {
+        low: __m256i,
+        high: __m256i,
+    }
+
+    impl Tables {
+        #[target_feature(enable = "avx2")]
+        fn of(set: &ByteSet) -> Tables {
+            let twice = |table: &[u8; 16]| {
+                let mut both = [0u8; 32];
+                both[..16].copy_from_slice(table);
+                both[16..].copy_from_slice(table);
+                // SAFETY: `both` is 32 bytes, one unaligned load.
+                unsafe { _mm256_loadu_si256(both.as_ptr().cast()) }
+            };
+            Tables {
+                low: twice(&set.low),
+                high: twice(&set.high),
+            }
+        }
+
+        /// A bit for each of the 32 bytes of `v` that is a member.
+        #[target_feature(enable = "avx2")]
+        fn members(self, v: __m256i) -> u32 {
+            let nibble = _mm256_set1_epi8(0x0F);
+            let low = _mm256_shuffle_epi8(self.low, _mm256_and_si256(v, nibble));
+            let high_nibbles = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+            let high = _mm256_shuffle_epi8(self.high, high_nibbles);
+            let shared = _mm256_and_si256(low, high);
+            !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(shared, _mm256_setzero_si256())) as u32)
+        }
+    }
+
+    /// The first block of [`BLOCK`] positions from `next` on, whole before `end`, that holds a
+    /// position whose byte is in `at` after a byte in `before`; its positions as bits (bit
+    /// `k`: the block's start + `k`).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2, `next >= 1` and `end <= haystack.len()`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn next_block(
+        before: &ByteSet,
+        at: &ByteSet,
+        haystack: &[u8],
+        mut next: usize,
+        end: usize,
+    ) -> Option<Block> {
+        let (before, at) = (Tables::of(before), Tables::of(at));
+        while next + BLOCK <= end {
+            // SAFETY: each load of `LANES` bytes from `next - 1 + k`, `k <= BLOCK - LANES + 1`,
+            // ends at or before `next + BLOCK <= end <= haystack.len()`, and `next >= 1`.
+            let load = |k: usize| unsafe {
+                _mm256_loadu_si256(haystack.as_ptr().add(next - 1 + k).cast())
+            };
+            let firsts = u64::from(before.members(load(0)))
+                | u64::from(before.members(load(LANES))) << LANES;
+            if firsts != 0 {
+                let seconds = u64::from(at.members(load(1)))
+                    | u64::from(at.members(load(LANES + 1))) << LANES;
+                let bits = firsts & seconds;
+                if bits != 0 {
+                    return Some(Block { at: next, bits });
+                }
+            }
+            next += BLOCK;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The definition, byte by byte.
+    fn pairs_by_definition(
+        before: &ByteSet,
+        at: &ByteSet,
+        haystack: &[u8],
+        range: Range<usize>,
+    ) -> Vec<usize> {
+        let end = range.end.min(haystack.len());
+        let start = range.start.min(end);
+        (start + 1..end)
+            .filter(|&p| before.contains(haystack[p - 1]) && at.contains(haystack[p]))
+            .collect()
+    }
+
+    /// Every byte value is a member exactly when it was put in, under the byte test and under
+    /// the nibble tables, for the sets the core uses and for every range.
+    #[test]
+    fn sets_hold_exactly_their_members() {
+        let others = [b' ', b'?', 0xEF, b'\n', b'c', b'C', 0x0C, b'/'];
+        for lowest in (0..=255u8).step_by(7) {
+            for highest in (lowest..=255).step_by(11) {
+                let mut nibbles: Vec<u8> =
+                    (lowest..=highest).chain(others).map(|b| b >> 4).collect();
+                nibbles.sort_unstable();
+                nibbles.dedup();
+                if nibbles.len() > 8 {
+                    continue;
+                }
+                let set = ByteSet::new(lowest, highest, &others);
+                for b in 0..=255u8 {
+                    let member = (lowest..=highest).contains(&b) || others.contains(&b);
+                    assert_eq!(set.contains(b), member, "{b:#04x}");
+                    let (l, h) = (usize::from(b & 0x0F), usize::from(b >> 4));
+                    assert_eq!(set.low[l] & set.high[h] != 0, member, "{b:#04x}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "eight high nibbles")]
+    fn a_set_of_nine_high_nibbles_is_refused() {
+        ByteSet::new(0, 0x8F, &[]);
+    }
+
+    /// Sets of up to eight bytes and a range, drawn from a few values so that pairs are
+    /// common, over texts long enough for several vector blocks.
+    fn set() -> impl Strategy<Value = ByteSet> {
+        let values = prop::sample::select(vec![0u8, b'\n', b' ', b'a', 0x7F, 0x80, 0xC3, 0xFF]);
+        (proptest::collection::vec(values, 0..6), 0..4usize).prop_map(|(others, range)| match range
+        {
+            0 => ByteSet::new(0x80, 0xFF, &[]),
+            1 => ByteSet::new(b'a', b'z', &others),
+            _ => ByteSet::new(1, 0, &others),
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn both_searches_find_the_pairs_of_the_definition(
+            before in set(),
+            at in set(),
+            bytes in proptest::collection::vec(
+                prop::sample::select(vec![0u8, b'\n', b' ', b'a', b'q', 0x7F, 0x80, 0xC3, 0xFF]),
+                0..400,
+            ),
+            from in 0..200usize,
+            to in 0..450usize,
+        ) {
+            let range = from..to.max(from);
+            let expected = pairs_by_definition(&before, &at, &bytes, range.clone());
+            let vector: Vec<usize> = pairs(&before, &at, &bytes, range.clone()).collect();
+            let portable: Vec<usize> = pairs(&before, &at, &bytes, range).portable().collect();
+            prop_assert_eq!(&vector, &expected);
+            prop_assert_eq!(&portable, &expected);
+        }
+    }
+}
