@@ -20,6 +20,8 @@
 
 use bstr::ByteSlice;
 
+use crate::byte_search::pairs::{ByteSet, pairs};
+
 use super::codepage::{MAX_PAGES, Readings, is_lead_byte};
 use super::controls::control_at;
 use super::matcher::{DoubleEncodedMatch, match_at};
@@ -52,7 +54,14 @@ pub(crate) struct Bounds {
     longer_firsts: [bool; 256],
     /// The scanners that read C1 controls back.
     controls: u16,
+    /// The first bytes of the non-ASCII characters that stand for a continuation byte under
+    /// some reading: where a match may end its first character.
+    continuation_firsts: ByteSet,
 }
+
+/// The last byte of every non-ASCII character: what comes right before a match's second
+/// character.
+const CONTINUATION_BYTES: ByteSet = ByteSet::new(0x80, 0xBF, &[]);
 
 impl Bounds {
     /// The table for `scanners` (at most [`MAX_PAGES`]; the rest are never bounded, and so
@@ -63,6 +72,7 @@ impl Bounds {
             longer: Vec::new(),
             longer_firsts: [false; 256],
             controls: 0,
+            continuation_firsts: ByteSet::new(1, 0, &[]),
         };
         let mut utf8 = [0u8; 4];
         for (bit, scanner) in scanners.iter().enumerate().take(MAX_PAGES) {
@@ -93,7 +103,29 @@ impl Bounds {
         for (ch, _) in &bounds.longer {
             bounds.longer_firsts[usize::from(ch.encode_utf8(&mut utf8).as_bytes()[0])] = true;
         }
+        // Lead bytes all (`C2..F4`): at most four high nibbles, as a byte set allows.
+        let mut firsts: Vec<u8> = (0..bounds.two.len())
+            .filter(|&i| bounds.two[i].continuations != 0)
+            .map(|i| 0xC2 + (i / 64) as u8)
+            .collect();
+        for (ch, roles) in &bounds.longer {
+            if roles.continuations != 0 {
+                firsts.push(ch.encode_utf8(&mut utf8).as_bytes()[0]);
+            }
+        }
+        firsts.retain(|&b| b >= 0xC2);
+        bounds.continuation_firsts = ByteSet::new(1, 0, &firsts);
         bounds
+    }
+
+    /// The roles of the non-ASCII character at the start of `bytes`, as the walk character
+    /// by character reads them.
+    #[inline]
+    fn roles_at(&self, bytes: &[u8]) -> Roles {
+        match *bytes {
+            [lead @ 0xC2..=0xDF, next, ..] if next & 0xC0 == 0x80 => self.two_byte(lead, next),
+            _ => self.longer_roles_at(bytes).0,
+        }
     }
 
     /// The roles of the two-byte character `lead`, `next` (a lead `C2..DF` and a continuation
@@ -145,13 +177,68 @@ impl Bounds {
         own: &Readings,
         scanners: &[Scanner],
         window: &[u8],
-        may_count: impl Fn(&Scanner, &[u8], usize, &DoubleEncodedMatch, bool) -> bool,
+        may_count: impl MayCount,
     ) -> [i64; MAX_PAGES] {
-        let mut tally = Tally {
-            bound: [0; MAX_PAGES],
-            last_end: [usize::MAX; MAX_PAGES],
-            other: 0,
-        };
+        let mut tally = Tally::new(own, scanners, window, may_count);
+        match simdutf8::basic::from_utf8(window) {
+            Ok(_) => self.tally_pairs(&mut tally),
+            Err(_) => self.tally_chars(&mut tally),
+        }
+        let Tally {
+            mut bound, other, ..
+        } = tally;
+        for (bit, bound) in bound.iter_mut().enumerate() {
+            if other & 1 << bit == 0 {
+                *bound = 0;
+            }
+        }
+        bound
+    }
+
+    /// Tallies the matches of `window`, valid UTF-8, where they may be: at the characters
+    /// that stand for a continuation byte under some reading right after another non-ASCII
+    /// character, found as pairs of bytes ([`pairs`]), so that text with no such pair
+    /// (correct text of most scripts, most of the time) is not walked character by
+    /// character. The same matches, in the same order, as [`Bounds::tally_chars`] finds.
+    fn tally_pairs<F: MayCount>(&self, tally: &mut Tally<'_, F>) {
+        let window = tally.window;
+        let ends = pairs(
+            &CONTINUATION_BYTES,
+            &self.continuation_firsts,
+            window,
+            0..window.len(),
+        );
+        for at in ends {
+            let continuations = self.roles_at(&window[at..]).continuations;
+            if continuations == 0 {
+                continue;
+            }
+            // The character before: valid UTF-8, so its first byte is the last one before
+            // `at` that is no continuation byte, at most three back.
+            let Some(previous_at) = (at.saturating_sub(4)..at)
+                .rev()
+                .find(|&k| window[k] & 0xC0 != 0x80)
+            else {
+                continue;
+            };
+            let starts = self.roles_at(&window[previous_at..]).leads & continuations;
+            if starts != 0 {
+                tally.matches(previous_at, starts);
+            }
+        }
+        if self.controls != 0 {
+            for at in memchr::memchr_iter(0xC2, window) {
+                if control_at(window, at).is_some() {
+                    tally.controls(self.controls);
+                }
+            }
+        }
+    }
+
+    /// Tallies the matches of `window` character by character: for bytes that are not all
+    /// UTF-8, whose characters only this walk cuts as the matcher does.
+    fn tally_chars<F: MayCount>(&self, tally: &mut Tally<'_, F>) {
+        let window = tally.window;
         // The start of the character before, and the readings it leads under (none: 0).
         let (mut previous_at, mut previous_leads) = (0, 0u16);
         let mut at = 0;
@@ -170,7 +257,7 @@ impl Bounds {
                 let roles = self.two_byte(lead, next);
                 let starts = previous_leads & roles.continuations;
                 if starts != 0 {
-                    tally.matches(own, scanners, window, previous_at, starts, &may_count);
+                    tally.matches(previous_at, starts);
                 }
                 if lead == 0xC2 && self.controls != 0 && control_at(window, at).is_some() {
                     tally.controls(self.controls);
@@ -188,25 +275,27 @@ impl Bounds {
             let (roles, len) = self.longer_roles_at(&window[at..]);
             let starts = previous_leads & roles.continuations;
             if starts != 0 {
-                tally.matches(own, scanners, window, previous_at, starts, &may_count);
+                tally.matches(previous_at, starts);
             }
             (previous_at, previous_leads) = (at, roles.leads);
             at += len;
         }
-        let Tally {
-            mut bound, other, ..
-        } = tally;
-        for (bit, bound) in bound.iter_mut().enumerate() {
-            if other & 1 << bit == 0 {
-                *bound = 0;
-            }
-        }
-        bound
     }
 }
 
-/// What [`Bounds::of`] has found so far.
-struct Tally {
+/// What decides whether a match counts ([`Bounds::of`]'s `may_count`).
+pub(crate) trait MayCount:
+    Fn(&Scanner, &[u8], usize, &DoubleEncodedMatch, bool) -> bool
+{
+}
+impl<F: Fn(&Scanner, &[u8], usize, &DoubleEncodedMatch, bool) -> bool> MayCount for F {}
+
+/// What [`Bounds::of`] has found so far in `window`, and what it counts with.
+struct Tally<'a, F> {
+    own: &'a Readings,
+    scanners: &'a [Scanner],
+    window: &'a [u8],
+    may_count: F,
     bound: [i64; MAX_PAGES],
     /// Where each reading's last match ended.
     last_end: [usize; MAX_PAGES],
@@ -214,33 +303,39 @@ struct Tally {
     other: u16,
 }
 
-impl Tally {
+impl<'a, F: MayCount> Tally<'a, F> {
+    fn new(own: &'a Readings, scanners: &'a [Scanner], window: &'a [u8], may_count: F) -> Self {
+        Tally {
+            own,
+            scanners,
+            window,
+            may_count,
+            bound: [0; MAX_PAGES],
+            last_end: [usize::MAX; MAX_PAGES],
+            other: 0,
+        }
+    }
+
     /// Counts the matches at `start` of the readings in `starts` (those under which the
     /// character there stands for a lead byte and the next one for a continuation byte).
     #[cold]
-    fn matches(
-        &mut self,
-        own: &Readings,
-        scanners: &[Scanner],
-        window: &[u8],
-        start: usize,
-        mut starts: u16,
-        may_count: &impl Fn(&Scanner, &[u8], usize, &DoubleEncodedMatch, bool) -> bool,
-    ) {
+    fn matches(&mut self, start: usize, mut starts: u16) {
+        let window = self.window;
         while starts != 0 {
             let bit = starts.trailing_zeros() as usize;
             starts &= starts - 1;
-            let readings = scanners[bit].readings();
+            let scanner = &self.scanners[bit];
+            let readings = scanner.readings();
             let Some(found) = match_at(readings, window, start) else {
                 continue;
             };
             let end = start + found.len;
             let alone = self.last_end[bit] != start && match_at(readings, window, end).is_none();
             self.last_end[bit] = end;
-            if may_count(&scanners[bit], window, start, &found, alone) {
+            if (self.may_count)(scanner, window, start, &found, alone) {
                 self.bound[bit] += i64::from(found.chars);
                 if self.other & 1 << bit == 0
-                    && match_at(own, window, start)
+                    && match_at(self.own, window, start)
                         .is_none_or(|ours| (ours.len, ours.original) != (found.len, found.original))
                 {
                     self.other |= 1 << bit;
@@ -309,6 +404,78 @@ mod tests {
                     .is_none_or(|ours| (ours.len, ours.original) != (found.len, found.original))
             })
         })
+    }
+
+    /// Pieces of correct and garbled text of the scripts the pages serve, and C1 controls.
+    const PIECES: &[&str] = &[
+        "a",
+        " ",
+        "\n",
+        "é",
+        "Ã©",
+        "â€™",
+        "’",
+        "Ð¿",
+        "п",
+        "ё",
+        "Ñ‘",
+        "Ä…",
+        "ą",
+        "Î¬",
+        "ά",
+        "Ã˜",
+        "Ø",
+        "\u{85}",
+        "\u{93}",
+        "日",
+        "ðŸ˜€",
+        "😀",
+        "Â",
+        "Ã",
+        "\u{a0}",
+        "«",
+        "€",
+        "ÅŸ",
+    ];
+
+    fn tallies(
+        bounds: &Bounds,
+        own: &Readings,
+        scanners: &[Scanner],
+        window: &[u8],
+        by_pairs: bool,
+    ) -> ([i64; MAX_PAGES], [usize; MAX_PAGES], u16) {
+        // Counting only the matches that stand alone makes the order of the matches count.
+        let may_count =
+            |_: &Scanner, _: &[u8], _: usize, _: &DoubleEncodedMatch, alone: bool| alone;
+        let mut tally = Tally::new(own, scanners, window, may_count);
+        match by_pairs {
+            true => bounds.tally_pairs(&mut tally),
+            false => bounds.tally_chars(&mut tally),
+        }
+        (tally.bound, tally.last_end, tally.other)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// On UTF-8, the walk from pair to pair finds the matches the walk character by
+        /// character finds, in the same order.
+        #[test]
+        fn the_walk_by_pairs_is_the_walk_by_characters(
+            pieces in proptest::collection::vec(0..PIECES.len(), 0..120),
+        ) {
+            let text: String = pieces.iter().map(|&i| PIECES[i]).collect();
+            let scanners = scanners(&ALL);
+            let bounds = Bounds::new(&scanners);
+            let own = Readings::western();
+            let window = text.as_bytes();
+            proptest::prop_assert_eq!(
+                tallies(&bounds, &own, &scanners, window, true),
+                tallies(&bounds, &own, &scanners, window, false),
+                "{:?}", text
+            );
+        }
     }
 
     #[test]
