@@ -12,7 +12,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use undouble::mojibake::codepage::{WINDOWS_1252, garble};
-use undouble::mojibake::counts::{CountingSink, Counts};
+use undouble::mojibake::counts::{CountingSink, Counts, Sequences};
 use undouble::mojibake::{Readings, RepairWriter, Scanner, Strictness};
 
 const SIZE: usize = 64 << 20;
@@ -72,6 +72,7 @@ fn bench(c: &mut Criterion) {
             &mut CountingSink {
                 counts: &mut counts,
                 base: 0,
+                sequences: Sequences::Counted,
             },
         );
         println!(
@@ -90,6 +91,7 @@ fn bench(c: &mut Criterion) {
                 let mut sink = CountingSink {
                     counts: &mut counts,
                     base: 0,
+                    sequences: Sequences::Counted,
                 };
                 let Ok(()) = scanner.scan(black_box(&input), &mut sink);
                 counts.double_encoded

@@ -4,7 +4,7 @@
 
 use undouble::mojibake::classes::{CharClass, Script, class_of};
 use undouble::mojibake::codepage::{CodePage, LATIN1, WINDOWS_1252, garble};
-use undouble::mojibake::counts::{CountingSink, Counts};
+use undouble::mojibake::counts::{CountingSink, Counts, Sequences};
 use undouble::mojibake::{Readings, Scanner, Strictness, repair};
 
 /// The ways a byte can be read: all through one page, or alternating between the two.
@@ -62,6 +62,7 @@ fn check_batch(scanner: &Scanner, batch: &[char], reading: Reading, layers: usiz
     let mut sink = CountingSink {
         counts: &mut counts,
         base: 0,
+        sequences: Sequences::Counted,
     };
     let Ok(()) = scanner.scan(garbled.as_bytes(), &mut sink);
     assert_eq!(counts.double_encoded, batch.len() as u64);

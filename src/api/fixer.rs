@@ -19,6 +19,7 @@ use crate::engine::classify::{self, Legacy, TextKind};
 use crate::engine::transcode::{self, OnMalformed, Transcoded};
 use crate::engine::{self, EngineOptions, Input, Replacing, Written};
 use crate::error::Error;
+use crate::mojibake::counts::Sequences;
 use crate::mojibake::{Counts, Readings, Scanner};
 use crate::sql::SqlDialect;
 
@@ -147,6 +148,7 @@ pub struct FixerBuilder {
     create_dirs: bool,
     stream_name: PathBuf,
     audit: Option<AuditSettings>,
+    count_sequences: bool,
 }
 
 impl Default for FixerBuilder {
@@ -161,6 +163,7 @@ impl Default for FixerBuilder {
             create_dirs: false,
             stream_name: PathBuf::from("<stream>"),
             audit: None,
+            count_sequences: true,
         }
     }
 }
@@ -210,6 +213,14 @@ impl FixerBuilder {
         self
     }
 
+    /// Count what is repaired by garbled form too ([`Counts::top_sequences`] of the outcome),
+    /// not only the totals (default: yes). Without, a hash-map update per repaired character
+    /// is saved, for a caller that lists no sequences. An audit log counts them either way.
+    pub fn count_sequences(&mut self, yes: bool) -> &mut Self {
+        self.count_sequences = yes;
+        self
+    }
+
     /// How a [`Target::Stream`] is named in errors and in the audit log (default `<stream>`).
     pub fn stream_name(&mut self, name: impl Into<PathBuf>) -> &mut Self {
         self.stream_name = name.into();
@@ -248,9 +259,16 @@ impl FixerBuilder {
                 Some(Mutex::new(log))
             }
         };
+        let fix_sequences = match self.count_sequences {
+            true => Sequences::Counted,
+            false => Sequences::Uncounted,
+        };
         Ok(Fixer {
             scanner,
-            engine: self.settings.engine(),
+            engine: EngineOptions {
+                fix_sequences,
+                ..self.settings.engine()
+            },
             options: self.clone(),
             audit,
         })
@@ -637,5 +655,44 @@ pub(crate) fn refuse_range(input: &Input) -> Result<(), Error> {
             "{}: no range of it: standard input has no offsets to start at",
             input.display_path().display()
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fixer told that no sequences are listed writes the same bytes and the same totals,
+    /// and counts no garbled form.
+    #[test]
+    fn sequences_are_counted_unless_the_caller_lists_none() {
+        let fix = |count: bool| {
+            let input = Input::from_bytes("CafÃ© crÃ¨me, naÃ¯ve â€™ and Ã©tÃ©\n");
+            let fixer = Fixer::builder().count_sequences(count).build().unwrap();
+            let mut out = Vec::new();
+            let FixOutcome::Repaired(repaired) =
+                fixer.fix(&input, Target::Stream(&mut out)).unwrap()
+            else {
+                panic!("UTF-8 text is repaired");
+            };
+            (out, repaired.counts)
+        };
+        let (counted_out, counted) = fix(true);
+        let (plain_out, plain) = fix(false);
+        assert_eq!(counted_out, "Café crème, naïve ’ and été\n".as_bytes());
+        assert_eq!(plain_out, counted_out);
+        let totals = |c: &Counts| {
+            (
+                c.double_encoded,
+                c.garbled_chars,
+                c.left_alone,
+                c.non_ascii_chars,
+                c.by_layers(),
+            )
+        };
+        assert_eq!(totals(&plain), totals(&counted));
+        assert_eq!(counted.double_encoded, 6);
+        assert_eq!(counted.distinct_sequences(), 4);
+        assert_eq!(plain.distinct_sequences(), 0);
     }
 }

@@ -23,7 +23,7 @@ use super::record::{
     AuditLevel, Cell, Change, ChangeKind, FileRecord, Fingerprint, Garbling, LoggedPath, Record,
     Sequence, Substitution,
 };
-use crate::mojibake::counts::CountingSink;
+use crate::mojibake::counts::{CountingSink, Sequences};
 use crate::mojibake::lost::is_lost_form;
 use crate::mojibake::{Counts, Readings, Run, Sink};
 
@@ -154,6 +154,7 @@ impl<'r, W: Write> AuditSink<'r, W> {
         let mut counting = CountingSink {
             counts: &mut self.counts,
             base: self.block_offset,
+            sequences: Sequences::Counted,
         };
         let Ok(()) = counting.run(block, run);
         if run.repaired && self.level == AuditLevel::Full {

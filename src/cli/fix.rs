@@ -384,6 +384,8 @@ fn fixer(args: &FixArgs, settings: Settings) -> Result<Fixer, Error> {
         .page_cache(args.no_direct_io)
         // A mirror makes the tree of its inputs; one output file goes where it is told.
         .create_dirs(args.output_dir.is_some())
+        // The sequences are listed in the summaries only, which `-q` leaves out.
+        .count_sequences(!args.selection.quiet)
         .stream_name("<stdout>");
     if let Some(path) = &args.audit {
         let command_line = std::env::args_os().map(|a| a.to_string_lossy().into_owned());

@@ -302,6 +302,7 @@ impl<W: Write> Sink for DumpSink<'_, W> {
         let counted: Result<(), Infallible> = CountingSink {
             counts: &mut self.findings.counts,
             base: self.base,
+            sequences: Sequences::Counted,
         }
         .run(input, &run);
         let Ok(()) = counted;

@@ -33,7 +33,7 @@ use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use crate::error::{Change, Error};
-use crate::mojibake::counts::CountingSink;
+use crate::mojibake::counts::{CountingSink, Sequences};
 use crate::mojibake::{Counts, Readings, RepairPatches, Run, Scanner, Sink};
 pub use input::{Input, Stream};
 use map_guard::GuardedMap;
@@ -118,6 +118,9 @@ pub struct EngineOptions {
     /// The size blocks are cut to: [`blocks::BLOCK_SIZE`] but in tests, which need many
     /// blocks in small inputs.
     pub(crate) block_size: usize,
+    /// Whether `fix` counts what it repairs by garbled form too, or only the totals (for a
+    /// run that lists no sequences: a hash-map update per repaired character saved).
+    pub(crate) fix_sequences: Sequences,
 }
 
 impl EngineOptions {
@@ -141,6 +144,7 @@ impl std::fmt::Debug for EngineOptions {
             .field("progress", &self.progress.is_some())
             .field("range", &self.range)
             .field("block_size", &self.block_size)
+            .field("fix_sequences", &self.fix_sequences)
             .finish()
     }
 }
@@ -152,6 +156,7 @@ impl Default for EngineOptions {
             progress: None,
             range: None,
             block_size: blocks::BLOCK_SIZE,
+            fix_sequences: Sequences::Counted,
         }
     }
 }
@@ -650,6 +655,7 @@ pub(crate) fn scan_input_keeping_head(
                 &mut CountingSink {
                     counts: &mut counts,
                     base,
+                    sequences: Sequences::Counted,
                 },
             );
             Ok(counts)
@@ -709,6 +715,7 @@ pub(crate) fn fix_input<W: Write>(
                 second: CountingSink {
                     counts: &mut counts,
                     base,
+                    sequences: options.fix_sequences,
                 },
             };
             let Ok(()) = scanner.scan(block, &mut tee);

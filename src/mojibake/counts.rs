@@ -413,14 +413,15 @@ impl Counts {
 pub struct CountingSink<'c> {
     pub counts: &'c mut Counts,
     pub base: u64,
+    /// Whether repaired characters are counted by garbled form too.
+    pub sequences: Sequences,
 }
 
 impl Sink for CountingSink<'_> {
     type Error = Infallible;
 
     fn run(&mut self, input: &[u8], run: &Run<'_>) -> Result<(), Infallible> {
-        self.counts
-            .add_run(input, run, self.base, Sequences::Counted);
+        self.counts.add_run(input, run, self.base, self.sequences);
         Ok(())
     }
 }

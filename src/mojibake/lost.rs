@@ -169,7 +169,7 @@ fn stands_apart(input: &[u8], start: usize, found: &LostMatch) -> bool {
 /// The first lost match that starts in `range` of `input`, and where. The search goes by the
 /// slots, not the text: a slot is a space or a `?` right after a byte `80..FF`, or U+FFFD after
 /// one, since a lost byte's slot always follows a character that stands for a byte `80..FF`
-/// ([`lost_slots`]: most spaces of a text follow ASCII). A slot is tried only when the
+/// (`lost_slots`: most spaces of a text follow ASCII). A slot is tried only when the
 /// character just before it stands for a byte in the readings, as a garbled character's last
 /// one must (the words of a script the readings do not garble end at none); then with the
 /// characters before it, back to where the text before it is ASCII (or the range starts),
