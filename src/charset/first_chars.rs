@@ -7,13 +7,46 @@
 //! `<meta>` elements. Longer matches are more specific (`<` as `3C 00` beats `3C`), so
 //! candidates are ranked by the number of octets matched.
 
+use std::sync::LazyLock;
+
 use memchr::memmem;
 
 use super::ranking::by_descending_score;
-use super::suspect::Suspect;
+use super::suspect::{DEFAULT_SUSPECTS, Suspect};
 
 /// HTML::Encoding's default white space: CR, LF, TAB and SPACE.
 pub const DEFAULT_WHITESPACE: &[char] = &['\r', '\n', '\t', ' '];
+
+/// `<` and the white space as one suspect writes them.
+struct Pieces {
+    suspect: Suspect,
+    less_than: Vec<u8>,
+    spaces: Vec<Vec<u8>>,
+}
+
+impl Pieces {
+    /// `None` for a suspect that cannot write `<`.
+    fn of(suspect: Suspect, whitespace: &[char]) -> Option<Pieces> {
+        Some(Pieces {
+            suspect,
+            less_than: suspect.encode_char('<')?,
+            spaces: whitespace
+                .iter()
+                .filter_map(|&c| suspect.encode_char(c))
+                .filter(|encoded| !encoded.is_empty())
+                .collect(),
+        })
+    }
+}
+
+/// The pieces of the default suspects and white space, which every file a scan reads is asked
+/// about: encoded once, not for each file.
+static DEFAULT_PIECES: LazyLock<Vec<Pieces>> = LazyLock::new(|| {
+    DEFAULT_SUSPECTS
+        .iter()
+        .filter_map(|&suspect| Pieces::of(suspect, DEFAULT_WHITESPACE))
+        .collect()
+});
 
 /// The suspects in which `octets` starts with `<` preceded only by `whitespace`, ranked by
 /// the number of octets matched (ties in `suspects` order). Empty if there is none.
@@ -22,23 +55,32 @@ pub fn encoding_from_first_chars(
     suspects: &[Suspect],
     whitespace: &[char],
 ) -> Vec<Suspect> {
-    let matches = suspects
+    let others: Vec<Pieces>;
+    let pieces: &[Pieces] = match suspects == DEFAULT_SUSPECTS && whitespace == DEFAULT_WHITESPACE {
+        true => &DEFAULT_PIECES,
+        false => {
+            others = suspects
+                .iter()
+                .filter_map(|&suspect| Pieces::of(suspect, whitespace))
+                .collect();
+            &others
+        }
+    };
+    let matches = pieces
         .iter()
-        .filter_map(|&suspect| {
-            let less_than = suspect.encode_char('<')?;
-            let encoded = |c: char| suspect.encode_char(c).filter(|e| !e.is_empty());
+        .filter_map(|pieces| {
+            let Pieces {
+                suspect,
+                less_than,
+                spaces,
+            } = pieces;
             // Most heads start with neither `<` nor white space in this encoding: they are
-            // answered without the set of pieces.
-            if !octets.starts_with(&less_than)
-                && !whitespace
-                    .iter()
-                    .any(|&c| encoded(c).is_some_and(|e| octets.starts_with(&e)))
-            {
+            // answered without a walk.
+            if !octets.starts_with(less_than) && !spaces.iter().any(|e| octets.starts_with(e)) {
                 return None;
             }
-            let spaces: Vec<Vec<u8>> = whitespace.iter().filter_map(|&c| encoded(c)).collect();
-            let at = first_after(octets, &less_than, &spaces)?;
-            Some((suspect, at + less_than.len()))
+            let at = first_after(octets, less_than, spaces)?;
+            Some((*suspect, at + less_than.len()))
         })
         .collect();
     by_descending_score(matches)
