@@ -246,13 +246,16 @@ pub fn looks_like_sql(head: &[u8]) -> bool {
     // at once; a line that starts with `SET` is what a connection declaration needs, and
     // only then are the declarations read.
     let mut sets = false;
+    // The first line has no newline before it: its first byte is looked at here; the pair
+    // search has looked at every other line's.
+    let first_line = body
+        .first()
+        .is_some_and(|&first| may_open_statement(first))
+        .then_some(0);
     let line_starts = pairs(&NEWLINE, &STATEMENT_OPENERS, body, 0..body.len());
-    for start in std::iter::once(0).chain(line_starts) {
+    for start in first_line.into_iter().chain(line_starts) {
         let rest = &body[start..];
         let line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
-        if !line.first().is_some_and(|&first| may_open_statement(first)) {
-            continue;
-        }
         let line = after_line_opener(line);
         let copy = || {
             starts_with_words(line, &["COPY"])
