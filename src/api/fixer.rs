@@ -663,36 +663,55 @@ mod tests {
     use super::*;
 
     /// A fixer told that no sequences are listed writes the same bytes and the same totals,
-    /// and counts no garbled form.
+    /// and counts no garbled form: of text, and of a dump, whose cells go another way.
     #[test]
     fn sequences_are_counted_unless_the_caller_lists_none() {
-        let fix = |count: bool| {
-            let input = Input::from_bytes("CafÃ© crÃ¨me, naÃ¯ve â€™ and Ã©tÃ©\n");
-            let fixer = Fixer::builder().count_sequences(count).build().unwrap();
-            let mut out = Vec::new();
-            let FixOutcome::Repaired(repaired) =
-                fixer.fix(&input, Target::Stream(&mut out)).unwrap()
-            else {
-                panic!("UTF-8 text is repaired");
-            };
-            (out, repaired.counts)
-        };
-        let (counted_out, counted) = fix(true);
-        let (plain_out, plain) = fix(false);
-        assert_eq!(counted_out, "Café crème, naïve ’ and été\n".as_bytes());
-        assert_eq!(plain_out, counted_out);
-        let totals = |c: &Counts| {
+        let text = "CafÃ© crÃ¨me, naÃ¯ve â€™ and Ã©tÃ©\n";
+        let dump = format!(
+            "-- MySQL dump 10.13\nSET NAMES utf8mb4;\nCREATE TABLE t (id int, s text) DEFAULT CHARSET=utf8mb4;\n\
+             INSERT INTO t VALUES (1,'{}');\n",
+            text.trim_end()
+        );
+        for (input, repaired) in [
             (
-                c.double_encoded,
-                c.garbled_chars,
-                c.left_alone,
-                c.non_ascii_chars,
-                c.by_layers(),
-            )
-        };
-        assert_eq!(totals(&plain), totals(&counted));
-        assert_eq!(counted.double_encoded, 6);
-        assert_eq!(counted.distinct_sequences(), 4);
-        assert_eq!(plain.distinct_sequences(), 0);
+                text.to_string(),
+                "Café crème, naïve ’ and été\n".to_string(),
+            ),
+            (
+                dump.clone(),
+                dump.replace(text.trim_end(), "Café crème, naïve ’ and été"),
+            ),
+        ] {
+            let fix = |count: bool| {
+                let input = Input::from_bytes(input.as_bytes());
+                let fixer = Fixer::builder().count_sequences(count).build().unwrap();
+                let mut out = Vec::new();
+                let FixOutcome::Repaired(repaired) =
+                    fixer.fix(&input, Target::Stream(&mut out)).unwrap()
+                else {
+                    panic!("UTF-8 text is repaired");
+                };
+                (out, repaired.counts, repaired.dump.is_some())
+            };
+            let (counted_out, counted, counted_as_dump) = fix(true);
+            let (plain_out, plain, plain_as_dump) = fix(false);
+            assert_eq!(counted_out, repaired.as_bytes());
+            assert_eq!(plain_out, counted_out);
+            assert_eq!(counted_as_dump, input == dump);
+            assert_eq!(plain_as_dump, counted_as_dump);
+            let totals = |c: &Counts| {
+                (
+                    c.double_encoded,
+                    c.garbled_chars,
+                    c.left_alone,
+                    c.non_ascii_chars,
+                    c.by_layers(),
+                )
+            };
+            assert_eq!(totals(&plain), totals(&counted));
+            assert_eq!(counted.double_encoded, 6);
+            assert_eq!(counted.distinct_sequences(), 4);
+            assert_eq!(plain.distinct_sequences(), 0);
+        }
     }
 }

@@ -91,6 +91,7 @@ use crate::engine::blocks::BLOCK_SIZE;
 use crate::engine::classify::{self, TextKind};
 use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::{DumpErrorKind, Error};
+use crate::mojibake::counts::Sequences;
 use crate::mojibake::{Counts, RecordedScan, Scanner, ScopedValue};
 use crate::sql::SqlDialect;
 pub use lexer::LexError;
@@ -616,7 +617,7 @@ fn process<W: Write>(
     // pays for no look for keys ahead of the data (its summary, which shows an example row,
     // may name it by number).
     let names_rows = repair.as_ref().is_none_or(|r| r.audit.is_some());
-    let mut consumer = Consumer::new(input, options, out_path, repair);
+    let mut consumer = Consumer::new(input, options, engine.fix_sequences, out_path, repair);
     let (writes, audited) = (consumer.out.is_some(), consumer.audit.is_some());
     let (send, receive) = mpsc::sync_channel::<LexedBuffer>(1);
     // Room for every buffer that can be alive at once (being lexed, sent, scanned ahead), so
@@ -638,7 +639,10 @@ fn process<W: Write>(
             // One buffer per thread: each is much larger than its bytes (a span per value),
             // so they are most of the memory, and two per thread measured no faster.
             1,
-            |buffer| scan_buffer(scanner, buffer, writes, audited, out_path),
+            |buffer| {
+                let sequences = engine.fix_sequences;
+                scan_buffer(scanner, buffer, writes, audited, sequences, out_path)
+            },
             |scanned| {
                 let buffer = consumer.take(scanned)?;
                 let _ = give_back.try_send(buffer);
@@ -675,6 +679,7 @@ fn scan_buffer(
     mut buffer: LexedBuffer,
     writes: bool,
     audited: bool,
+    sequences: Sequences,
     out_path: &Path,
 ) -> Result<Scanned, Error> {
     let mut observed = Counts::default();
@@ -686,8 +691,16 @@ fn scan_buffer(
     }
     buffer.repaired.clear();
     let out = writes.then_some(&mut buffer.repaired);
-    let part = findings_of(&buffer.lexed, &buffer.scan, &buffer.bytes, buffer.base, out)
-        .map_err(|failed| failure(failed, out_path))?;
+    let lexed = &buffer.lexed;
+    let part = findings_of(
+        lexed,
+        &buffer.scan,
+        &buffer.bytes,
+        buffer.base,
+        out,
+        sequences,
+    )
+    .map_err(|failed| failure(failed, out_path))?;
     Ok((buffer, observed, Some(Box::new(part))))
 }
 
@@ -717,6 +730,8 @@ struct Consumer<'a, 'd, W> {
     audit: Option<&'a mut (dyn DumpAudit + 'd)>,
     findings: Findings,
     tables: Vec<TableNames>,
+    /// Whether the findings list the garbled forms, or only their totals.
+    sequences: Sequences,
 }
 
 impl<'a, 'd, W: Write> Consumer<'a, 'd, W> {
@@ -725,6 +740,7 @@ impl<'a, 'd, W: Write> Consumer<'a, 'd, W> {
     fn new(
         input: &'a Input,
         options: &'a DumpOptions,
+        sequences: Sequences,
         out_path: &'a Path,
         repair: Option<DumpOutput<'a, 'd, W>>,
     ) -> Self {
@@ -740,6 +756,7 @@ impl<'a, 'd, W: Write> Consumer<'a, 'd, W> {
             audit,
             findings: Findings::default(),
             tables: Vec::new(),
+            sequences,
         }
     }
 
@@ -783,6 +800,8 @@ impl<'a, 'd, W: Write> Consumer<'a, 'd, W> {
                     &buffer.bytes,
                     buffer.base,
                     None,
+                    // Only the columns' totals are looked at.
+                    Sequences::Uncounted,
                 )
                 .map_err(|failed| failure(failed, self.out_path))?;
                 unloadable_in(&part, &self.tables, self.options)
@@ -814,6 +833,7 @@ impl<'a, 'd, W: Write> Consumer<'a, 'd, W> {
                 .as_mut()
                 .map(|audit| &mut **audit as &mut dyn DumpAudit),
             &self.tables,
+            self.sequences,
         );
         buffer
             .scan
@@ -850,9 +870,10 @@ fn findings_of(
     bytes: &[u8],
     base: u64,
     out: Option<&mut Vec<u8>>,
+    sequences: Sequences,
 ) -> Result<Findings, Failed> {
     let mut findings = Findings::default();
-    let mut sink = DumpSink::new(lexed, &mut findings, base, out, None, &[]);
+    let mut sink = DumpSink::new(lexed, &mut findings, base, out, None, &[], sequences);
     scan.replay(bytes, &mut sink)?;
     Ok(findings)
 }

@@ -181,6 +181,8 @@ pub(crate) struct DumpSink<'a, W> {
     copied_to: usize,
     next_edit: usize,
     scratch: Vec<u8>,
+    /// Whether the dump's counts list its garbled forms, or only their totals.
+    sequences: Sequences,
 }
 
 impl<'a, W: Write> DumpSink<'a, W> {
@@ -191,6 +193,7 @@ impl<'a, W: Write> DumpSink<'a, W> {
         out: Option<&'a mut W>,
         audit: Option<&'a mut dyn DumpAudit>,
         tables: &'a [TableNames],
+        sequences: Sequences,
     ) -> DumpSink<'a, W> {
         DumpSink {
             lexed,
@@ -203,6 +206,7 @@ impl<'a, W: Write> DumpSink<'a, W> {
             copied_to: 0,
             next_edit: 0,
             scratch: Vec::new(),
+            sequences,
         }
     }
 
@@ -302,7 +306,7 @@ impl<W: Write> Sink for DumpSink<'_, W> {
         let counted: Result<(), Infallible> = CountingSink {
             counts: &mut self.findings.counts,
             base: self.base,
-            sequences: Sequences::Counted,
+            sequences: self.sequences,
         }
         .run(input, &run);
         let Ok(()) = counted;
