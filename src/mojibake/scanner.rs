@@ -63,9 +63,18 @@ impl Run<'_> {
 
     /// Appends the repaired text to `out`.
     pub fn write_replacement(&self, out: &mut Vec<u8>) {
+        out.reserve(4 * self.chars.len());
         let mut utf8 = [0u8; 4];
         for c in self.chars {
-            out.extend_from_slice(c.original.encode_utf8(&mut utf8).as_bytes());
+            // Each length on its own: a copy of a length known here is a store or two, where
+            // a slice of one known only at run time is a call to `memcpy` per character.
+            let len = c.original.encode_utf8(&mut utf8).len();
+            match len {
+                1 => out.push(utf8[0]),
+                2 => out.extend_from_slice(&[utf8[0], utf8[1]]),
+                3 => out.extend_from_slice(&[utf8[0], utf8[1], utf8[2]]),
+                _ => out.extend_from_slice(&utf8),
+            }
         }
     }
 }
