@@ -12,6 +12,12 @@
 //! Hyperscan's "Teddy" use). That holds for any set whose members have at most eight
 //! distinct high nibbles, which [`ByteSet::new`] checks when the set is made (at compile
 //! time for a `const`).
+//!
+//! The second byte of a pair may also be looked at with the byte after it, as a two-byte
+//! character ([`TwoByteChars`]): a set of characters `C0..DF xx` is too fine for a set of
+//! first bytes (Cyrillic letters and the Cyrillic characters a Windows page gives to bytes
+//! `80..BF` all start with `D0` or `D1`), and is narrowed by the eighth of `80..BF` the second
+//! byte lies in.
 
 use std::ops::Range;
 
@@ -73,6 +79,37 @@ impl ByteSet {
     }
 }
 
+/// A set of two-byte characters (`C0..DF` then `80..BF`), coarsened for [`Pairs::or_two_byte`]:
+/// for each first byte, the eighths of `80..BF` (`80..87`, `88..8F`, ..., `B8..BF`) that one
+/// of its characters' second byte lies in. It holds every character put in, and the others
+/// of their eighths.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TwoByteChars {
+    /// Indexed by the first byte's low five bits: bit `k` for the eighth `80 + 8k..=87 + 8k`.
+    eighths: [u8; 32],
+}
+
+impl TwoByteChars {
+    /// The set that holds `chars`, as their two bytes; other byte pairs are left out.
+    pub(crate) fn new(chars: impl IntoIterator<Item = (u8, u8)>) -> TwoByteChars {
+        let mut set = TwoByteChars::default();
+        for (first, second) in chars {
+            if first & 0xE0 == 0xC0 && second & 0xC0 == 0x80 {
+                set.eighths[usize::from(first & 0x1F)] |= 1 << ((second >> 3) & 7);
+            }
+        }
+        set
+    }
+
+    /// Whether `first`, `second` may be one of the set's characters.
+    #[inline]
+    pub(crate) fn may_hold(&self, first: u8, second: u8) -> bool {
+        first & 0xE0 == 0xC0
+            && second & 0xC0 == 0x80
+            && self.eighths[usize::from(first & 0x1F)] & (1 << ((second >> 3) & 7)) != 0
+    }
+}
+
 /// The positions `p` in `range` of `haystack`, after its first, where `haystack[p - 1]` is in
 /// `before` and `haystack[p]` in `at`, in order.
 pub(crate) fn pairs<'a>(
@@ -86,8 +123,10 @@ pub(crate) fn pairs<'a>(
     Pairs {
         before,
         at,
+        two: None,
         haystack,
         end,
+        vector_end: end,
         // The range's first byte follows nothing in it.
         next: start + 1,
         block: Block::default(),
@@ -99,8 +138,12 @@ pub(crate) fn pairs<'a>(
 pub(crate) struct Pairs<'a> {
     before: &'a ByteSet,
     at: &'a ByteSet,
+    two: Option<&'a TwoByteChars>,
     haystack: &'a [u8],
     end: usize,
+    /// Where the vector test stops: the end, or a byte before the haystack's end when the byte
+    /// after a position is looked at too.
+    vector_end: usize,
     /// The next position to test.
     next: usize,
     /// The positions the vector test found in the last block, not yet returned.
@@ -114,12 +157,33 @@ struct Block {
     bits: u64,
 }
 
-impl Pairs<'_> {
+impl<'a> Pairs<'a> {
+    /// The same search, where a position also counts when its byte and the one after it (in
+    /// the haystack, past the range if need be) may be one of `two`'s characters.
+    pub(crate) fn or_two_byte(mut self, two: &'a TwoByteChars) -> Self {
+        self.two = Some(two);
+        self.vector_end = self.end.min(self.haystack.len().saturating_sub(1));
+        self
+    }
+
+    /// Whether the byte at `p` (with the one after it) is what the search looks for after a
+    /// byte of `before`.
+    #[inline]
+    fn second_at(&self, p: usize) -> bool {
+        let byte = self.haystack[p];
+        self.at.contains(byte)
+            || self.two.is_some_and(|two| {
+                self.haystack
+                    .get(p + 1)
+                    .is_some_and(|&after| two.may_hold(byte, after))
+            })
+    }
+
     fn next_portable(&mut self) -> Option<usize> {
         while self.next < self.end {
             let p = self.next;
             self.next += 1;
-            if self.at.contains(self.haystack[p]) && self.before.contains(self.haystack[p - 1]) {
+            if self.second_at(p) && self.before.contains(self.haystack[p - 1]) {
                 return Some(p);
             }
         }
@@ -146,11 +210,19 @@ impl Iterator for Pairs<'_> {
                 self.block.bits &= self.block.bits - 1;
                 return Some(p);
             }
-            if self.next + avx2::BLOCK <= self.end {
-                // SAFETY: the CPU was found to have AVX2; `next >= 1` and
-                // `next + BLOCK <= end <= haystack.len()`.
+            if self.next + avx2::BLOCK <= self.vector_end {
+                // SAFETY: the CPU was found to have AVX2; `next >= 1`, and
+                // `next + BLOCK <= vector_end`, which is at most `haystack.len()`, and less
+                // than it when `two` is given.
                 let found = unsafe {
-                    avx2::next_block(self.before, self.at, self.haystack, self.next, self.end)
+                    avx2::next_block(
+                        self.before,
+                        self.at,
+                        self.two,
+                        self.haystack,
+                        self.next,
+                        self.vector_end,
+                    )
                 };
                 match found {
                     Some(mut block) => {
@@ -161,7 +233,7 @@ impl Iterator for Pairs<'_> {
                         return Some(p);
                     }
                     // Every whole block was tested: the tail is left to the byte test.
-                    None => self.next += (self.end - self.next) / avx2::BLOCK * avx2::BLOCK,
+                    None => self.next += (self.vector_end - self.next) / avx2::BLOCK * avx2::BLOCK,
                 }
             }
         }
@@ -172,11 +244,12 @@ impl Iterator for Pairs<'_> {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::{
-        __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
-        _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
+        __m256i, _mm256_and_si256, _mm256_blendv_epi8, _mm256_cmpeq_epi8, _mm256_loadu_si256,
+        _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256,
+        _mm256_shuffle_epi8, _mm256_srli_epi16,
     };
 
-    use super::{Block, ByteSet};
+    use super::{Block, ByteSet, TwoByteChars};
 
     const LANES: usize = 32;
     /// The positions one step tests: two vectors.
@@ -218,33 +291,103 @@ mod avx2 {
         }
     }
 
+    /// A [`TwoByteChars`]'s eighths, those of first bytes `C0..CF` and of `D0..DF`, each in
+    /// both lanes.
+    #[derive(Clone, Copy)]
+    struct Eighths {
+        c: __m256i,
+        d: __m256i,
+    }
+
+    impl Eighths {
+        #[target_feature(enable = "avx2")]
+        fn of(set: &TwoByteChars) -> Eighths {
+            let twice = |table: &[u8]| {
+                let mut both = [0u8; 32];
+                both[..16].copy_from_slice(table);
+                both[16..].copy_from_slice(table);
+                // SAFETY: `both` is 32 bytes, one unaligned load.
+                unsafe { _mm256_loadu_si256(both.as_ptr().cast()) }
+            };
+            Eighths {
+                c: twice(&set.eighths[..16]),
+                d: twice(&set.eighths[16..]),
+            }
+        }
+
+        /// A bit for each of the 32 bytes of `firsts` that, with the byte after it (the same
+        /// place in `seconds`), may be one of the set's characters.
+        #[target_feature(enable = "avx2")]
+        fn members(self, firsts: __m256i, seconds: __m256i) -> u32 {
+            let nibble = _mm256_set1_epi8(0x0F);
+            let top = |v: __m256i, mask: u8, value: u8| {
+                _mm256_cmpeq_epi8(
+                    _mm256_and_si256(v, _mm256_set1_epi8(mask as i8)),
+                    _mm256_set1_epi8(value as i8),
+                )
+            };
+            // The eighths of each first byte's characters: by its low nibble, from the table
+            // of its high one; none for a byte that starts no two-byte character.
+            let low = _mm256_and_si256(firsts, nibble);
+            let by_high = _mm256_blendv_epi8(
+                _mm256_shuffle_epi8(self.c, low),
+                _mm256_shuffle_epi8(self.d, low),
+                top(firsts, 0x10, 0x10),
+            );
+            let allowed = _mm256_and_si256(by_high, top(firsts, 0xE0, 0xC0));
+            // The eighth of each second byte, as one bit; none for a byte outside `80..BF`.
+            let eighth = _mm256_and_si256(_mm256_srli_epi16(seconds, 3), nibble);
+            let one_bit = _mm256_setr_epi8(
+                1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, -128,
+                0, 0, 0, 0, 0, 0, 0, 0,
+            );
+            let bit = _mm256_and_si256(
+                _mm256_shuffle_epi8(one_bit, eighth),
+                top(seconds, 0xC0, 0x80),
+            );
+            let shared = _mm256_and_si256(allowed, bit);
+            !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(shared, _mm256_setzero_si256())) as u32)
+        }
+    }
+
     /// The first block of [`BLOCK`] positions from `next` on, whole before `end`, that holds a
-    /// position whose byte is in `at` after a byte in `before`; its positions as bits (bit
-    /// `k`: the block's start + `k`).
+    /// position whose byte is in `at` (or, with the byte after it, may be one of `two`'s
+    /// characters) after a byte in `before`; its positions as bits (bit `k`: the block's start
+    /// + `k`).
     ///
     /// # Safety
     ///
-    /// The CPU must have AVX2, `next >= 1` and `end <= haystack.len()`.
+    /// The CPU must have AVX2, `next >= 1` and `end <= haystack.len()`, and
+    /// `end < haystack.len()` when `two` is given.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn next_block(
         before: &ByteSet,
         at: &ByteSet,
+        two: Option<&TwoByteChars>,
         haystack: &[u8],
         mut next: usize,
         end: usize,
     ) -> Option<Block> {
         let (before, at) = (Tables::of(before), Tables::of(at));
+        // A closure: a function that needs AVX2 is no `FnOnce` of its own.
+        let two = two.map(|two| Eighths::of(two));
         while next + BLOCK <= end {
-            // SAFETY: each load of `LANES` bytes from `next - 1 + k`, `k <= BLOCK - LANES + 1`,
-            // ends at or before `next + BLOCK <= end <= haystack.len()`, and `next >= 1`.
+            // SAFETY: each load of `LANES` bytes from `next - 1 + k` ends at
+            // `next + BLOCK + k - LANES - 1`: for `k <= LANES + 1`, at or before
+            // `next + BLOCK <= end <= haystack.len()`; for `k = LANES + 2` (with `two` only),
+            // before `end + 1 <= haystack.len()`. And `next >= 1`.
             let load = |k: usize| unsafe {
                 _mm256_loadu_si256(haystack.as_ptr().add(next - 1 + k).cast())
             };
             let firsts = u64::from(before.members(load(0)))
                 | u64::from(before.members(load(LANES))) << LANES;
             if firsts != 0 {
-                let seconds = u64::from(at.members(load(1)))
+                let mut seconds = u64::from(at.members(load(1)))
                     | u64::from(at.members(load(LANES + 1))) << LANES;
+                if let Some(two) = two {
+                    seconds |= u64::from(two.members(load(1), load(2)))
+                        | u64::from(two.members(load(LANES + 1), load(LANES + 2))) << LANES;
+                }
                 let bits = firsts & seconds;
                 if bits != 0 {
                     return Some(Block { at: next, bits });
@@ -265,14 +408,74 @@ mod tests {
     fn pairs_by_definition(
         before: &ByteSet,
         at: &ByteSet,
+        two: Option<&Two>,
         haystack: &[u8],
         range: Range<usize>,
     ) -> Vec<usize> {
         let end = range.end.min(haystack.len());
         let start = range.start.min(end);
+        // The characters' eighths, by definition; no vector, no table.
+        let two_byte = |p: usize| {
+            let (Some(two), Some(&after)) = (two, haystack.get(p + 1)) else {
+                return false;
+            };
+            let eighth = |b: u8| (b - 0x80) / 8;
+            (0xC0..=0xDF).contains(&haystack[p])
+                && (0x80..=0xBF).contains(&after)
+                && two
+                    .chars
+                    .iter()
+                    .any(|&(first, second)| first == haystack[p] && eighth(second) == eighth(after))
+        };
         (start + 1..end)
-            .filter(|&p| before.contains(haystack[p - 1]) && at.contains(haystack[p]))
+            .filter(|&p| {
+                before.contains(haystack[p - 1]) && (at.contains(haystack[p]) || two_byte(p))
+            })
             .collect()
+    }
+
+    /// A set of two-byte characters and the characters it was made of, for the definition.
+    #[derive(Debug)]
+    struct Two {
+        set: TwoByteChars,
+        chars: Vec<(u8, u8)>,
+    }
+
+    /// Every pair of bytes is held exactly when it is a two-byte character whose first byte
+    /// is a character's put in, and whose second byte lies in the same eighth of `80..BF`;
+    /// so every character put in is held.
+    #[test]
+    fn two_byte_sets_hold_the_eighths_of_their_characters() {
+        let sets: [&[(u8, u8)]; 4] = [
+            &[],
+            &[
+                (0xD0, 0x81),
+                (0xD1, 0x96),
+                (0xC2, 0xBF),
+                (0xC0, 0x80),
+                (0xDF, 0x87),
+            ],
+            // Not characters: left out.
+            &[(0x41, 0x81), (0xE2, 0x80), (0xD0, 0x41), (0xD0, 0xC0)],
+            &[(0xCE, 0x84), (0xCE, 0xA9), (0xCF, 0x80), (0xC5, 0x9F)],
+        ];
+        for chars in sets {
+            let set = TwoByteChars::new(chars.iter().copied());
+            for first in 0..=255u8 {
+                for second in 0..=255u8 {
+                    let expected = (0xC0..=0xDF).contains(&first)
+                        && (0x80..=0xBF).contains(&second)
+                        && chars.iter().any(|&(f, s)| {
+                            f == first && (0x80..=0xBF).contains(&s) && s / 8 == second / 8
+                        });
+                    assert_eq!(
+                        set.may_hold(first, second),
+                        expected,
+                        "{first:#04x} {second:#04x}"
+                    );
+                }
+            }
+        }
     }
 
     /// Every byte value is a member exactly when it was put in, under the byte test and under
@@ -318,6 +521,18 @@ mod tests {
         })
     }
 
+    /// Sets of two-byte characters drawn from the bytes the texts are made of, or none.
+    fn two() -> impl Strategy<Value = Option<Two>> {
+        let firsts = prop::sample::select(vec![0xC3u8, 0xD0, 0xD1, 0xDF, 0xC0]);
+        let seconds = prop::sample::select(vec![0x80u8, 0x87, 0x88, 0x95, 0xB3, 0xBF]);
+        prop::option::of(proptest::collection::vec((firsts, seconds), 0..5)).prop_map(|chars| {
+            chars.map(|chars| Two {
+                set: TwoByteChars::new(chars.iter().copied()),
+                chars,
+            })
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
 
@@ -325,17 +540,26 @@ mod tests {
         fn both_searches_find_the_pairs_of_the_definition(
             before in set(),
             at in set(),
+            two in two(),
             bytes in proptest::collection::vec(
-                prop::sample::select(vec![0u8, b'\n', b' ', b'a', b'q', 0x7F, 0x80, 0xC3, 0xFF]),
+                prop::sample::select(vec![
+                    0u8, b'\n', b' ', b'a', b'q', 0x7F, 0x80, 0x87, 0x88, 0x95, 0xB3, 0xBF, 0xC0,
+                    0xC3, 0xD0, 0xD1, 0xDF, 0xFF,
+                ]),
                 0..400,
             ),
             from in 0..200usize,
             to in 0..450usize,
         ) {
             let range = from..to.max(from);
-            let expected = pairs_by_definition(&before, &at, &bytes, range.clone());
-            let vector: Vec<usize> = pairs(&before, &at, &bytes, range.clone()).collect();
-            let portable: Vec<usize> = pairs(&before, &at, &bytes, range).portable().collect();
+            let two_set = two.as_ref().map(|two| &two.set);
+            let with_two = |found: Pairs<'_>| match two_set {
+                Some(set) => found.or_two_byte(set).collect::<Vec<usize>>(),
+                None => found.collect(),
+            };
+            let expected = pairs_by_definition(&before, &at, two.as_ref(), &bytes, range.clone());
+            let vector = with_two(pairs(&before, &at, &bytes, range.clone()));
+            let portable = with_two(pairs(&before, &at, &bytes, range).portable());
             prop_assert_eq!(&vector, &expected);
             prop_assert_eq!(&portable, &expected);
         }

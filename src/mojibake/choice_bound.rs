@@ -20,7 +20,7 @@
 
 use bstr::ByteSlice;
 
-use crate::byte_search::pairs::{ByteSet, pairs};
+use crate::byte_search::pairs::{ByteSet, TwoByteChars, pairs};
 
 use super::codepage::{MAX_PAGES, Readings, is_lead_byte};
 use super::controls::control_at;
@@ -54,9 +54,11 @@ pub(crate) struct Bounds {
     longer_firsts: [bool; 256],
     /// The scanners that read C1 controls back.
     controls: u16,
-    /// The first bytes of the non-ASCII characters that stand for a continuation byte under
-    /// some reading: where a match may end its first character.
+    /// The non-ASCII characters that stand for a continuation byte under some reading, where
+    /// a match may end its first character: the first bytes of the longer ones, and the
+    /// two-byte ones (as [`pairs`] narrows them).
     continuation_firsts: ByteSet,
+    two_byte_continuations: TwoByteChars,
 }
 
 /// The last byte of every non-ASCII character: what comes right before a match's second
@@ -73,6 +75,7 @@ impl Bounds {
             longer_firsts: [false; 256],
             controls: 0,
             continuation_firsts: ByteSet::new(1, 0, &[]),
+            two_byte_continuations: TwoByteChars::default(),
         };
         let mut utf8 = [0u8; 4];
         for (bit, scanner) in scanners.iter().enumerate().take(MAX_PAGES) {
@@ -103,11 +106,13 @@ impl Bounds {
         for (ch, _) in &bounds.longer {
             bounds.longer_firsts[usize::from(ch.encode_utf8(&mut utf8).as_bytes()[0])] = true;
         }
-        // Lead bytes all (`C2..F4`): at most four high nibbles, as a byte set allows.
-        let mut firsts: Vec<u8> = (0..bounds.two.len())
-            .filter(|&i| bounds.two[i].continuations != 0)
-            .map(|i| 0xC2 + (i / 64) as u8)
-            .collect();
+        bounds.two_byte_continuations = TwoByteChars::new(
+            (0..bounds.two.len())
+                .filter(|&i| bounds.two[i].continuations != 0)
+                .map(|i| (0xC2 + (i / 64) as u8, 0x80 + (i % 64) as u8)),
+        );
+        // Lead bytes of longer characters (`E0..F4`): two high nibbles, as a byte set allows.
+        let mut firsts = Vec::new();
         for (ch, roles) in &bounds.longer {
             if roles.continuations != 0 {
                 firsts.push(ch.encode_utf8(&mut utf8).as_bytes()[0]);
@@ -207,7 +212,8 @@ impl Bounds {
             &self.continuation_firsts,
             window,
             0..window.len(),
-        );
+        )
+        .or_two_byte(&self.two_byte_continuations);
         for at in ends {
             let continuations = self.roles_at(&window[at..]).continuations;
             if continuations == 0 {
