@@ -56,7 +56,7 @@ impl Input {
     pub(crate) fn in_memory(name: PathBuf, bytes: Vec<u8>) -> Input {
         let state = State {
             opened: true,
-            head: bytes,
+            head: Arc::new(bytes),
             ended: true,
             ..State::default()
         };
@@ -145,8 +145,9 @@ struct State {
     /// Opened (or refused) on first use, so that naming a FIFO opens it only when it is read.
     reader: Option<Box<dyn Read + Send>>,
     opened: bool,
-    /// The bytes read before the pass, from the start.
-    head: Vec<u8>,
+    /// The bytes read before the pass, from the start; shared with the pass when they are
+    /// the whole stream ([`Stream::held`]).
+    head: Arc<Vec<u8>>,
     /// The end of the stream was reached while the head was read.
     ended: bool,
     /// The pass over the whole stream has started: it cannot be read again.
@@ -192,18 +193,20 @@ impl Stream {
                 let Some(reader) = state.reader.as_mut() else {
                     break;
                 };
-                let filled = state.head.len();
+                // Not shared yet: only a stream that has ended is.
+                let head = Arc::make_mut(&mut state.head);
+                let filled = head.len();
                 let want = (limit - filled).clamp(1 << 16, 1 << 22);
-                state.head.resize(filled + want, 0);
-                match reader.read(&mut state.head[filled..]) {
+                head.resize(filled + want, 0);
+                match reader.read(&mut head[filled..]) {
                     Ok(0) => {
-                        state.head.truncate(filled);
+                        head.truncate(filled);
                         state.ended = true;
                     }
-                    Ok(n) => state.head.truncate(filled + n),
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => state.head.truncate(filled),
+                    Ok(n) => head.truncate(filled + n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => head.truncate(filled),
                     Err(source) => {
-                        state.head.truncate(filled);
+                        head.truncate(filled);
                         return Err(Error::Read {
                             path: self.name(),
                             offset: filled as u64,
@@ -216,11 +219,17 @@ impl Stream {
         Ok(state.head[..state.head.len().min(limit)].to_vec())
     }
 
-    /// The stream's length when all of it is already held (bytes in memory, or a stream
-    /// that ended within its head), before it is read.
-    pub(crate) fn held_len(&self) -> Result<Option<u64>, Error> {
-        let state = self.state()?;
-        Ok((state.opened && state.ended && !state.taken).then_some(state.head.len() as u64))
+    /// The whole stream, when all of it is already held (bytes in memory, or a stream that
+    /// ended within its head) and it has not been read: the pass over it, without a copy. The
+    /// head stays for the looks at it that come during the pass, as with
+    /// [`Stream::read_once`].
+    pub(crate) fn held(&self) -> Result<Option<Arc<Vec<u8>>>, Error> {
+        let mut state = self.state()?;
+        if !(state.opened && state.ended && !state.taken) {
+            return Ok(None);
+        }
+        state.taken = true;
+        Ok(Some(Arc::clone(&state.head)))
     }
 
     /// The whole stream, from its first byte: the kept head, then the rest. A stream is read
@@ -237,7 +246,7 @@ impl Stream {
         }
         state.taken = true;
         // The head stays for the looks at it that come during the pass (a dump's UTF-8 gate).
-        let head = Cursor::new(state.head.clone());
+        let head = Cursor::new(state.head.to_vec());
         Ok(match state.reader.take() {
             Some(rest) if !state.ended => Box::new(head.chain(rest)),
             _ => Box::new(head),
@@ -352,27 +361,31 @@ mod tests {
         writer.join().unwrap();
     }
 
-    /// Bytes held whole are read as an input of known length (on the calling thread, when
-    /// small); a stream whose end has not been seen is not.
+    /// Bytes held whole are handed over as they are, once, and their head is still served
+    /// after; a stream whose end has not been seen is not held.
     #[test]
-    fn only_a_stream_held_whole_has_a_length() {
-        let Input::Stream(bytes) = Input::from_bytes("caf\u{c3}\u{a9}") else {
+    fn only_a_stream_held_whole_is_handed_over_whole() {
+        let input = Input::from_bytes("caf\u{c3}\u{a9}");
+        let Input::Stream(bytes) = &input else {
             panic!("bytes are a stream")
         };
-        assert_eq!(bytes.held_len().unwrap(), Some(7));
+        let held = bytes.held().unwrap().expect("held whole");
+        assert_eq!(held.as_slice(), "caf\u{c3}\u{a9}".as_bytes());
+        assert!(bytes.held().unwrap().is_none(), "handed over once");
+        assert!(bytes.read_once().is_err(), "read once, whichever way");
+        assert_eq!(input.head(3).unwrap(), b"caf", "the head stays");
         let (_dir, path, writer) = fifo_with(b"-- MySQL dump\nhello\n");
         let input = Input::from_arg(&path);
         let Input::Stream(fifo) = &input else {
             panic!("a FIFO is a stream")
         };
-        assert_eq!(fifo.held_len().unwrap(), None, "nothing read yet");
+        assert!(fifo.held().unwrap().is_none(), "nothing read yet");
         input.head(4).unwrap();
-        assert_eq!(fifo.held_len().unwrap(), None, "its end not seen");
+        assert!(fifo.held().unwrap().is_none(), "its end not seen");
         input.head(1000).unwrap();
-        assert_eq!(fifo.held_len().unwrap(), Some(20), "ended within the head");
-        let mut all = Vec::new();
-        fifo.read_once().unwrap().read_to_end(&mut all).unwrap();
-        assert_eq!(fifo.held_len().unwrap(), None, "taken");
+        let held = fifo.held().unwrap().expect("ended within the head");
+        assert_eq!(held.as_slice(), b"-- MySQL dump\nhello\n");
+        assert!(fifo.held().unwrap().is_none(), "taken");
         writer.join().unwrap();
     }
 

@@ -48,13 +48,10 @@ impl Input {
     fn open(&self, mmap: bool, block_size: usize) -> Result<Source, Error> {
         let path = match self {
             Input::Stream(stream) => {
-                // Bytes already held (a small file read once for its head) are one block, or
-                // a few, that a thread of their own to read would cost more than it saves.
-                return Ok(match stream.held_len()? {
-                    Some(len) => Source::Sized {
-                        reader: stream.read_once()?,
-                        len,
-                    },
+                // Bytes already held (a small file read once for its head) are scanned where
+                // they are, not copied into blocks.
+                return Ok(match stream.held()? {
+                    Some(bytes) => Source::Held(bytes),
                     None => Source::Reader(stream.read_once()?),
                 });
             }
@@ -175,17 +172,19 @@ enum Source {
         map: GuardedMap,
         file: File,
     },
-    /// An input read, not mapped, of a length known when it was opened: a regular file (a
-    /// shorter read means it was truncated), or bytes already held.
+    /// A regular file read, not mapped, of the length it had when it was opened (a shorter
+    /// read means it was truncated).
     Sized {
         reader: Box<dyn Read + Send>,
         len: u64,
     },
     Reader(Box<dyn Read + Send>),
+    /// The whole input, already in memory.
+    Held(Arc<Vec<u8>>),
 }
 
 /// Runs `process` on every block of `input` (in parallel on the pool, but for an input of one
-/// block read from a file) and hands each result to `consume` in input order, with the block
+/// block read from a file or held in memory) and hands each result to `consume` in input order, with the block
 /// and its offset, until `consume` says to stop: then no block after is read, and no result
 /// after is handed on. Says whether it stopped so.
 fn for_each_block<T: Send>(
@@ -205,47 +204,21 @@ fn for_each_block<T: Send>(
     let (reader, expected): (Box<dyn Read + Send>, Option<u64>) =
         match input.open(options.mmap, options.block_size)? {
             Source::Map { map, file } => {
-                let taken = block_ranges(&map, readings, options.block_size)
-                    .take_while(|range| !stopped.get() && !options.done_at(range.start as u64))
-                    .filter(|range| options.takes(range.start as u64));
-                in_order_in_parallel(
-                    taken,
-                    BLOCKS_AHEAD_PER_THREAD,
-                    |range: Range<usize>| match process(&map[range.clone()], range.start as u64) {
-                        Ok(result) => Ok((range, result)),
-                        // An error made by a read of lost pages is that the file changed.
-                        Err(error) => Err(still_there(&map, &file, &path, range.end)
-                            .err()
-                            .unwrap_or(error)),
-                    },
-                    |(range, result)| {
-                        // Blocks started before the stop are done, and dropped.
-                        if stopped.get() {
-                            return Ok(());
-                        }
-                        // A result computed from a lost page is never used; nor is what `consume`
-                        // copied out of the block, which it read again: it is checked after too
-                        // (and an error of its own, such as a write of lost pages, is that).
-                        still_there(&map, &file, &path, range.end)?;
-                        let consumed = consume(&map[range.clone()], range.start as u64, result);
-                        still_there(&map, &file, &path, range.end)?;
-                        stopped.set(consumed?.is_break());
-                        done(range.len());
-                        // SAFETY: the map is a read-only, file-backed mapping, so dropping its
-                        // pages loses nothing: a page touched again is read back from the file.
-                        // None of these is touched again; dropping them keeps the resident memory
-                        // at a few blocks instead of the whole file. A failure only means they
-                        // stay resident.
-                        let _ = unsafe {
-                            map.map().unchecked_advise_range(
-                                memmap2::UncheckedAdvice::DontNeed,
-                                range.start,
-                                range.len(),
-                            )
-                        };
-                        Ok(())
-                    },
-                )?;
+                let bytes = InMemory {
+                    bytes: &map,
+                    mapped: Some((&map, &file)),
+                    path: &path,
+                };
+                bytes.for_each_block(readings, options, &stopped, &process, &mut consume, done)?;
+                return Ok(flow_of(&stopped));
+            }
+            Source::Held(held) => {
+                let bytes = InMemory {
+                    bytes: &held,
+                    mapped: None,
+                    path: &path,
+                };
+                bytes.for_each_block(readings, options, &stopped, &process, &mut consume, done)?;
                 return Ok(flow_of(&stopped));
             }
             Source::Sized { reader, len } => (reader, Some(len)),
@@ -305,6 +278,93 @@ fn for_each_block<T: Send>(
             seen: Change::Truncated { len: read },
         }),
         _ => Ok(flow_of(&stopped)),
+    }
+}
+
+/// The bytes of a whole input in memory, mapped from its file or held: its blocks are cut
+/// as any pass over it cuts them, and scanned where they lie.
+struct InMemory<'a> {
+    bytes: &'a [u8],
+    /// The map and its file, when the bytes are a map: a block's results are used only once
+    /// the file is known to have kept its length ([`still_there`]), and its pages are dropped
+    /// when it is done.
+    mapped: Option<(&'a GuardedMap, &'a File)>,
+    path: &'a Path,
+}
+
+impl InMemory<'_> {
+    /// [`for_each_block`] over these bytes, `stopped` set when `consume` says to stop. An input
+    /// of one block (a small file read for its head) is processed on this thread: handing it
+    /// to the pool would cost more than it saves in a tree of small files.
+    fn for_each_block<T: Send>(
+        &self,
+        readings: &Readings,
+        options: &EngineOptions,
+        stopped: &Cell<bool>,
+        process: &(impl Fn(&[u8], u64) -> Result<T, Error> + Sync),
+        consume: &mut impl FnMut(&[u8], u64, T) -> Result<ControlFlow<()>, Error>,
+        done: impl Fn(usize),
+    ) -> Result<(), Error> {
+        let bytes = self.bytes;
+        let taken = block_ranges(bytes, readings, options.block_size)
+            .take_while(|range| !stopped.get() && !options.done_at(range.start as u64))
+            .filter(|range| options.takes(range.start as u64));
+        let mut consume_block = |range: Range<usize>, result: T| {
+            // Blocks started before the stop are done, and dropped.
+            if stopped.get() {
+                return Ok(());
+            }
+            // A result computed from a lost page is never used; nor is what `consume` copied
+            // out of the block, which it read again: it is checked after too (and an error of
+            // its own, such as a write of lost pages, is that).
+            self.still_there(range.end)?;
+            let consumed = consume(&bytes[range.clone()], range.start as u64, result);
+            self.still_there(range.end)?;
+            stopped.set(consumed?.is_break());
+            done(range.len());
+            if let Some((map, _)) = self.mapped {
+                // SAFETY: the map is a read-only, file-backed mapping, so dropping its pages
+                // loses nothing: a page touched again is read back from the file. None of
+                // these is touched again; dropping them keeps the resident memory at a few
+                // blocks instead of the whole file. A failure only means they stay resident.
+                let _ = unsafe {
+                    map.map().unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        range.start,
+                        range.len(),
+                    )
+                };
+            }
+            Ok(())
+        };
+        let process_block =
+            |range: Range<usize>| match process(&bytes[range.clone()], range.start as u64) {
+                Ok(result) => Ok((range, result)),
+                // An error made by a read of lost pages is that the file changed.
+                Err(error) => Err(self.still_there(range.end).err().unwrap_or(error)),
+            };
+        if self.mapped.is_none() && bytes.len() <= options.block_size {
+            for range in taken {
+                let (range, result) = process_block(range)?;
+                consume_block(range, result)?;
+            }
+            return Ok(());
+        }
+        in_order_in_parallel(
+            taken,
+            BLOCKS_AHEAD_PER_THREAD,
+            process_block,
+            |(range, result)| consume_block(range, result),
+        )
+    }
+
+    /// Whether the bytes up to `end` are still the input's: always, but for a map of a file
+    /// that was truncated under it.
+    fn still_there(&self, end: usize) -> Result<(), Error> {
+        match self.mapped {
+            Some((map, file)) => still_there(map, file, self.path, end),
+            None => Ok(()),
+        }
     }
 }
 
