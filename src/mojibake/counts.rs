@@ -14,7 +14,7 @@ use super::scanner::{Run, Sink};
 pub use super::sequences::{SequenceCount, SequenceTable};
 
 /// Everything `scan` reports about one input.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Counts {
     /// Bytes seen.
     pub bytes: u64,
@@ -26,14 +26,8 @@ pub struct Counts {
     pub double_encoded: u64,
     /// Non-ASCII characters inside repaired runs (the garbled form, not the original).
     pub garbled_chars: u64,
-    /// Repaired characters by the reading that explains them, for masks of the first eight
-    /// pages (with the Western family's bit or not): an array indexed by [`direct_slot`],
-    /// because the hot loop adds to it once per repaired character.
-    by_reading: Box<[u64; 512]>,
-    /// The same for masks of later pages: a short list, a text holds a handful of them.
-    by_later_reading: Vec<(ReadingMask, u64)>,
-    /// Repaired characters by layers removed (indexed by layers).
-    by_layers: [u64; 256],
+    /// Repaired characters by reading and by layers removed; none before the first.
+    tallies: Option<Box<Tallies>>,
     /// Repaired characters by garbled form.
     pub sequences: SequenceTable,
     /// Characters decoded from bytes that were not UTF-8 ([`super::raw`]): counted apart from
@@ -56,38 +50,43 @@ pub struct Counts {
     pub lost_byte_offsets: Vec<u64>,
 }
 
+/// Repaired characters by the reading that explains them and by the layers removed: arrays,
+/// because the hot loop adds to them once per repaired character. Made at the first one: a
+/// count is made for every file and every block, and most files of a tree repair none.
+#[derive(Clone, Debug)]
+struct Tallies {
+    /// For masks of the first eight pages (with the Western family's bit or not), indexed by
+    /// [`direct_slot`].
+    by_reading: [u64; 512],
+    /// The same for masks of later pages: a short list, a text holds a handful of them.
+    by_later_reading: Vec<(ReadingMask, u64)>,
+    /// Indexed by layers.
+    by_layers: [u64; 256],
+}
+
+/// Empty tallies, made on the heap out of line: the caller's frame need not be as large.
+#[cold]
+#[inline(never)]
+fn no_tallies() -> Box<Tallies> {
+    Box::new(Tallies {
+        by_reading: [0; 512],
+        by_later_reading: Vec::new(),
+        by_layers: [0; 256],
+    })
+}
+
 /// How many offsets of partly lost runs [`Counts`] keeps: enough to find them in a file,
 /// few enough that a file full of them costs nothing.
 pub const LOST_OFFSETS: usize = 100;
 
-impl Default for Counts {
-    fn default() -> Counts {
-        Counts {
-            bytes: 0,
-            first_invalid_offset: None,
-            non_ascii_chars: 0,
-            double_encoded: 0,
-            garbled_chars: 0,
-            by_reading: Box::new([0; 512]),
-            by_later_reading: Vec::new(),
-            by_layers: [0; 256],
-            sequences: SequenceTable::default(),
-            not_utf8: 0,
-            not_utf8_kept: 0,
-            left_alone: 0,
-            left_alone_sequences: SequenceTable::default(),
-            lost_bytes: 0,
-            lost_bytes_repaired: 0,
-            lost_byte_offsets: Vec::new(),
-        }
-    }
-}
-
 impl Counts {
     /// Repaired characters by layers removed, for the layer counts that occur.
     pub fn by_layers(&self) -> BTreeMap<u8, u64> {
+        let Some(tallies) = &self.tallies else {
+            return BTreeMap::new();
+        };
         (0..=u8::MAX)
-            .zip(self.by_layers)
+            .zip(tallies.by_layers)
             .filter(|&(_, n)| n > 0)
             .collect()
     }
@@ -206,15 +205,20 @@ impl Counts {
     /// Counts by reading name (`latin1`, `cp1252`, `either`, `mixed`).
     pub fn by_reading_names(&self, readings: &Readings) -> BTreeMap<&'static str, u64> {
         let mut named = BTreeMap::new();
-        let direct = (0..512u16).zip(self.by_reading.iter()).map(|(slot, &n)| {
-            let family = if slot >= 256 {
-                ReadingMask::WESTERN_FAMILY.0
-            } else {
-                0
-            };
-            (ReadingMask(slot & 0xFF | family), n)
-        });
-        for (mask, n) in direct.chain(self.by_later_reading.iter().copied()) {
+        let Some(tallies) = &self.tallies else {
+            return named;
+        };
+        let direct = (0..512u16)
+            .zip(tallies.by_reading.iter())
+            .map(|(slot, &n)| {
+                let family = if slot >= 256 {
+                    ReadingMask::WESTERN_FAMILY.0
+                } else {
+                    0
+                };
+                (ReadingMask(slot & 0xFF | family), n)
+            });
+        for (mask, n) in direct.chain(tallies.by_later_reading.iter().copied()) {
             if n > 0 {
                 *named.entry(readings.reading_name(mask)).or_insert(0) += n;
             }
@@ -235,14 +239,10 @@ impl Counts {
         self.left_alone += other.left_alone;
         self.not_utf8 += other.not_utf8;
         self.not_utf8_kept += other.not_utf8_kept;
-        for (mine, theirs) in self.by_reading.iter_mut().zip(other.by_reading.iter()) {
-            *mine += theirs;
-        }
-        for (mask, n) in other.by_later_reading {
-            self.add_reading(mask, n);
-        }
-        for (mine, theirs) in self.by_layers.iter_mut().zip(other.by_layers) {
-            *mine += theirs;
+        match (&mut self.tallies, other.tallies) {
+            (_, None) => {}
+            (None, theirs) => self.tallies = theirs,
+            (Some(mine), Some(theirs)) => mine.merge(&theirs),
         }
         self.sequences.merge(other.sequences);
         self.left_alone_sequences.merge(other.left_alone_sequences);
@@ -347,8 +347,9 @@ impl Counts {
             }
             self.double_encoded += 1;
             self.garbled_chars += u64::from(c.garbled_chars);
-            self.add_reading(c.mask, 1);
-            self.by_layers[usize::from(c.layers)] += 1;
+            let tallies = self.tallies.get_or_insert_with(no_tallies);
+            tallies.add_reading(c.mask, 1);
+            tallies.by_layers[usize::from(c.layers)] += 1;
             if sequences == Sequences::Counted {
                 self.sequences.record(garbled, seq);
             }
@@ -365,7 +366,20 @@ fn direct_slot(mask: ReadingMask) -> Option<usize> {
     (pages < 256).then(|| usize::from(pages) | if family { 256 } else { 0 })
 }
 
-impl Counts {
+impl Tallies {
+    /// Adds `other` (of a later piece, or another input).
+    fn merge(&mut self, other: &Tallies) {
+        for (mine, theirs) in self.by_reading.iter_mut().zip(other.by_reading.iter()) {
+            *mine += theirs;
+        }
+        for &(mask, n) in &other.by_later_reading {
+            self.add_reading(mask, n);
+        }
+        for (mine, theirs) in self.by_layers.iter_mut().zip(other.by_layers) {
+            *mine += theirs;
+        }
+    }
+
     /// Adds `n` repaired characters of reading `mask`.
     #[inline]
     fn add_reading(&mut self, mask: ReadingMask, n: u64) {
@@ -382,7 +396,9 @@ impl Counts {
             None => self.by_later_reading.push((mask, n)),
         }
     }
+}
 
+impl Counts {
     /// [`Counts::add_run`] for a run of bytes that were not UTF-8.
     fn add_not_utf8(&mut self, input: &[u8], run: &Run<'_>, base: u64, sequences: Sequences) {
         if !run.repaired {
