@@ -246,16 +246,23 @@ pub(crate) const HEADER_LIMIT: usize = 4096;
 pub fn dialect_from_header(head: &[u8]) -> Option<SqlDialect> {
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let head = &head[..head.len().min(HEADER_LIMIT)];
-    head.split(|&b| b == b'\n').take(16).find_map(|line| {
-        let line = line.trim_ascii();
+    // Every file a scan reads is asked this: its lines are found with `memchr`, not byte by
+    // byte.
+    let mut ends = memchr::memchr_iter(b'\n', head).chain([head.len()]);
+    let mut start = 0;
+    for _ in 0..16 {
+        let Some(end) = ends.next() else {
+            break;
+        };
+        let line = head[start..end].trim_ascii();
         if line.starts_with(b"-- MySQL dump") || line.starts_with(b"-- MariaDB dump") {
-            Some(SqlDialect::MySql)
+            return Some(SqlDialect::MySql);
         } else if line.starts_with(b"-- PostgreSQL database") {
-            Some(SqlDialect::PostgreSql)
-        } else {
-            None
+            return Some(SqlDialect::PostgreSql);
         }
-    })
+        start = end + 1;
+    }
+    None
 }
 
 /// The dialect of a dump without a header (`--format sql`): PostgreSQL if its head has the
@@ -1016,4 +1023,55 @@ pub fn lex_values(
         }
     }
     Ok(values.into_iter().map(|(_, value)| value).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The header's dialect by its definition: the first 16 lines, split one by one.
+    fn dialect_by_lines(head: &[u8]) -> Option<SqlDialect> {
+        let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+        let head = &head[..head.len().min(HEADER_LIMIT)];
+        head.split(|&b| b == b'\n').take(16).find_map(|line| {
+            let line = line.trim_ascii();
+            if line.starts_with(b"-- MySQL dump") || line.starts_with(b"-- MariaDB dump") {
+                Some(SqlDialect::MySql)
+            } else if line.starts_with(b"-- PostgreSQL database") {
+                Some(SqlDialect::PostgreSql)
+            } else {
+                None
+            }
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Lines found with `memchr` are the lines split one by one: the sixteenth line is
+        /// looked at and the seventeenth is not, wherever the headers and newlines fall.
+        #[test]
+        fn the_header_is_found_in_the_first_sixteen_lines(
+            pieces in proptest::collection::vec(prop::sample::select(vec![
+                "\n", "\n\n", " ", "x", "-- MySQL dump 10.13", "-- MariaDB dump",
+                "-- PostgreSQL database dump", "--", "\u{feff}", "\r\n",
+            ]), 0..40),
+        ) {
+            let head = pieces.concat();
+            prop_assert_eq!(dialect_from_header(head.as_bytes()), dialect_by_lines(head.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn the_header_is_looked_for_in_sixteen_lines_only() {
+        let at = |line: usize| format!("{}-- MySQL dump\n", "\n".repeat(line - 1));
+        assert_eq!(
+            dialect_from_header(at(16).as_bytes()),
+            Some(SqlDialect::MySql)
+        );
+        assert_eq!(dialect_from_header(at(17).as_bytes()), None);
+        let past_the_limit = format!("{}\n-- MySQL dump", "x".repeat(HEADER_LIMIT));
+        assert_eq!(dialect_from_header(past_the_limit.as_bytes()), None);
+    }
 }
