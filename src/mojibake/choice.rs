@@ -44,7 +44,7 @@ use super::classes::{CharClass, SYMBOLS_AFTER_NO_LETTER, Script, class_of, scrip
 use super::codepage::{ALL, CodePage, ReadingMask, Readings, ReadingsError};
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char};
 use super::plausibility::{Evidence, Strictness, Verdict};
-use super::scanner::{Run, Scanner, Sink};
+use super::scanner::{Run, Scanner, Sink, Utf8};
 
 /// Whether `ch`, repaired under a page other than the Western pair, is text a writer writes.
 fn is_ordinary(ch: char) -> bool {
@@ -254,10 +254,10 @@ impl Sink for Explained {
 
 /// How much of `input` `scanner` explains ([`Explained`]) under [`OrdinaryRepairs`], which
 /// lets every run of the Western pair through as its rule judged it.
-fn explained(scanner: &Scanner, input: &[u8]) -> i64 {
+fn explained(scanner: &Scanner, input: &[u8], utf8: Utf8) -> i64 {
     let mut count = Explained::default();
     let mut ordinary = OrdinaryRepairs::new(&mut count);
-    let Ok(()) = scanner.scan_as_read(input, &mut ordinary);
+    let Ok(()) = scanner.scan_as_read(input, &mut ordinary, utf8);
     let refused = ordinary.refused;
     count.0 - refused
 }
@@ -336,9 +336,13 @@ impl Scanner {
     /// Scans `input` through the reading its evidence chooses: this scanner's own, or one of
     /// the others it was made with when that one explains more garbled characters.
     pub(crate) fn scan_chosen<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
-        match self.chosen_for(input) {
-            Some(other) => other.scan_as_read(input, &mut OrdinaryRepairs::new(sink)),
-            None => self.scan_as_read(input, sink),
+        let utf8 = match simdutf8::basic::from_utf8(input) {
+            Ok(_) => Utf8::Valid,
+            Err(_) => Utf8::Invalid,
+        };
+        match self.chosen_for_known(input, utf8) {
+            Some(other) => other.scan_as_read(input, &mut OrdinaryRepairs::new(sink), utf8),
+            None => self.scan_as_read(input, sink, utf8),
         }
     }
 
@@ -350,6 +354,13 @@ impl Scanner {
     /// its own, so it explains at least nothing: a window where no other reading can start a
     /// garbled character keeps it unscanned.
     pub(crate) fn chosen_for(&self, input: &[u8]) -> Option<&Scanner> {
+        self.chosen_for_known(input, Utf8::Unknown)
+    }
+
+    /// [`Scanner::chosen_for`] a buffer whose UTF-8 is known as `utf8` says. Its probe window
+    /// ends at a line's end: it is valid when the buffer is; else it is taken as invalid,
+    /// which only walks the bound character by character.
+    fn chosen_for_known(&self, input: &[u8], utf8: Utf8) -> Option<&Scanner> {
         let (others, Some(bounds)) = self.others() else {
             return None;
         };
@@ -357,7 +368,7 @@ impl Scanner {
             return None;
         }
         let input = probe_window(input);
-        let bound = bounds.of(self.readings(), others, input, may_count);
+        let bound = bounds.of(self.readings(), others, input, utf8, may_count);
         let floor = match self.readings().read_pages().all(CodePage::is_western) {
             true => 0,
             false => i64::MIN,
@@ -367,12 +378,12 @@ impl Scanner {
             return None;
         }
         let mut chosen = None;
-        let mut best = explained(self, input);
+        let mut best = explained(self, input, utf8);
         for (bit, other) in others.iter().enumerate() {
             if within(bit) <= best {
                 continue;
             }
-            let repaired = explained(other, input);
+            let repaired = explained(other, input, utf8);
             if repaired > best {
                 chosen = Some(other);
                 best = repaired;
@@ -428,12 +439,12 @@ mod tests {
             let (others, Some(bounds)) = scanner.others() else {
                 panic!("a choosing scanner has others");
             };
-            let bound = bounds.of(scanner.readings(), others, &input, may_count);
+            let bound = bounds.of(scanner.readings(), others, &input, Utf8::Unknown, may_count);
             // The choice made by scanning every reading.
-            let mut best = explained(&scanner, &input);
+            let mut best = explained(&scanner, &input, Utf8::Unknown);
             let mut winner = None;
             for (bit, other) in others.iter().enumerate() {
-                let explained = explained(other, &input);
+                let explained = explained(other, &input, Utf8::Unknown);
                 // Where the bound is used, it holds.
                 prop_assert!(bound[bit] == 0 || explained <= bound[bit],
                     "{:?}: {} explains {explained} > {}", String::from_utf8_lossy(&input),
@@ -474,7 +485,13 @@ mod tests {
             "Żółć gęślą jaźń, Příliš žluťoučký kůň, açıklık",
             "日本語のテキスト",
         ] {
-            let bound = bounds.of(scanner.readings(), others, text.as_bytes(), may_count);
+            let bound = bounds.of(
+                scanner.readings(),
+                others,
+                text.as_bytes(),
+                Utf8::Unknown,
+                may_count,
+            );
             assert!(bound.iter().all(|&b| b == 0), "{text}: {bound:?}");
             assert!(scanner.chosen_for(text.as_bytes()).is_none(), "{text}");
         }

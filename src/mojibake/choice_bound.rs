@@ -25,7 +25,7 @@ use crate::byte_search::pairs::{ByteSet, TwoByteChars, pairs};
 use super::codepage::{MAX_PAGES, Readings, is_lead_byte};
 use super::controls::control_at;
 use super::matcher::{DoubleEncodedMatch, match_at};
-use super::scanner::Scanner;
+use super::scanner::{Scanner, Utf8};
 
 /// The readings (as bits: bit `k` is the `k`-th scanner given to [`Bounds::new`]) under which
 /// a character stands for a lead byte, and those under which it stands for a continuation byte.
@@ -182,12 +182,18 @@ impl Bounds {
         own: &Readings,
         scanners: &[Scanner],
         window: &[u8],
+        utf8: Utf8,
         may_count: impl MayCount,
     ) -> [i64; MAX_PAGES] {
         let mut tally = Tally::new(own, scanners, window, may_count);
-        match simdutf8::basic::from_utf8(window) {
-            Ok(_) => self.tally_pairs(&mut tally),
-            Err(_) => self.tally_chars(&mut tally),
+        let valid = match utf8 {
+            Utf8::Valid => true,
+            Utf8::Invalid => false,
+            Utf8::Unknown => simdutf8::basic::from_utf8(window).is_ok(),
+        };
+        match valid {
+            true => self.tally_pairs(&mut tally),
+            false => self.tally_chars(&mut tally),
         }
         let Tally {
             mut bound, other, ..
@@ -387,7 +393,7 @@ mod tests {
             }
         }
         let mut count = Count(0);
-        let Ok(()) = scanner.scan_as_read(input, &mut count);
+        let Ok(()) = scanner.scan_as_read(input, &mut count, Utf8::Unknown);
         count.0
     }
 
@@ -508,7 +514,7 @@ mod tests {
                 }
             }
             for input in &inputs {
-                let bound = bounds.of(&own, &scanners, input, |_, _, _, _, _| true);
+                let bound = bounds.of(&own, &scanners, input, Utf8::Unknown, |_, _, _, _, _| true);
                 for (bit, scanner) in scanners.iter().enumerate() {
                     let name = scanner.readings().describe(ReadingMask(u16::MAX));
                     let text = String::from_utf8_lossy(input);

@@ -166,9 +166,14 @@ pub struct RawPieces<'a> {
 
 impl<'a> RawPieces<'a> {
     pub fn new(input: &'a [u8]) -> RawPieces<'a> {
+        RawPieces::known(input, simdutf8::basic::from_utf8(input).is_err())
+    }
+
+    /// The pieces of `input`, known to hold some (`any`) or none: no validation first.
+    pub(crate) fn known(input: &'a [u8], any: bool) -> RawPieces<'a> {
         RawPieces {
             input,
-            any: simdutf8::basic::from_utf8(input).is_err(),
+            any,
             stretch_end: 0,
             at: 0,
             ahead: None,

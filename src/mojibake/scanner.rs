@@ -79,6 +79,19 @@ impl Run<'_> {
     }
 }
 
+/// What is known of a buffer's UTF-8 before a pass over it. A scan validates its buffer once
+/// and tells the passes it makes over it (the bound of each reading, the readings tried, its
+/// own), which would otherwise each validate it again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Utf8 {
+    /// Well-formed throughout.
+    Valid,
+    /// Not well-formed somewhere.
+    Invalid,
+    /// Not known: the pass finds out for itself.
+    Unknown,
+}
+
 /// Receives what a [`Scanner`] finds, in input order.
 pub trait Sink {
     type Error;
@@ -457,17 +470,33 @@ impl Scanner {
         self.scan_chosen(input, sink)
     }
 
-    /// [`Scanner::scan`] through this scanner's own readings, whatever the others would say.
-    pub(crate) fn scan_as_read<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
+    /// [`Scanner::scan`] through this scanner's own readings, whatever the others would say,
+    /// of a buffer whose UTF-8 is known as `utf8` says.
+    pub(crate) fn scan_as_read<S: Sink>(
+        &self,
+        input: &[u8],
+        sink: &mut S,
+        utf8: Utf8,
+    ) -> Result<(), S::Error> {
         match self.strictness {
-            Strictness::Balanced => self.scan_fields(input, &mut TextScope::new(sink)),
-            _ => self.scan_fields(input, sink),
+            Strictness::Balanced => self.scan_fields_known(input, &mut TextScope::new(sink), utf8),
+            _ => self.scan_fields_known(input, sink, utf8),
         }
     }
 
     /// [`Scanner::scan`] with fields as the widest scope: for a dump, whose columns are its
     /// scopes ([`super::scope`]).
     pub(crate) fn scan_fields<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
+        self.scan_fields_known(input, sink, Utf8::Unknown)
+    }
+
+    /// [`Scanner::scan_fields`] of a buffer whose UTF-8 is known as `utf8` says.
+    fn scan_fields_known<S: Sink>(
+        &self,
+        input: &[u8],
+        sink: &mut S,
+        utf8: Utf8,
+    ) -> Result<(), S::Error> {
         let mut sequences = Vec::new();
         let mut chars = Vec::new();
         let mut held: VecDeque<Pending> = VecDeque::new();
@@ -476,7 +505,11 @@ impl Scanner {
         let mut field = Field::default();
         let mut from = 0;
         let mut search = Search::default();
-        let mut raw_pieces = RawPieces::new(input);
+        let mut raw_pieces = match utf8 {
+            Utf8::Valid => RawPieces::known(input, false),
+            Utf8::Invalid => RawPieces::known(input, true),
+            Utf8::Unknown => RawPieces::new(input),
+        };
         // The next run of each kind: a double-encoded one (its sequences in `sequences`) and a
         // piece of bytes that are not UTF-8. They never overlap: one is made of well-formed
         // characters, the other of none.
