@@ -255,6 +255,9 @@ pub fn looks_like_sql(head: &[u8]) -> bool {
     let line_starts = pairs(&NEWLINE, &STATEMENT_OPENERS, body, 0..body.len());
     for start in first_line.into_iter().chain(line_starts) {
         let rest = &body[start..];
+        if !may_start_statement(rest) {
+            continue;
+        }
         let line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
         let line = after_line_opener(line);
         let copy = || {
@@ -287,6 +290,25 @@ const NEWLINE: ByteSet = ByteSet::new(b'\n', b'\n', &[]);
 #[inline]
 fn may_open_statement(first: u8) -> bool {
     STATEMENT_OPENERS.contains(first)
+}
+
+/// Whether `rest`, from a line's first byte on, can start with what [`looks_like_sql`] looks
+/// for, by its first three bytes: in a word list, a line in four or five starts with one of
+/// the letters of a statement, and its word is passed over without looking for the line's end.
+#[inline]
+fn may_start_statement(rest: &[u8]) -> bool {
+    match rest {
+        [first, ..] if first.is_ascii_whitespace() || *first == b'/' => true,
+        [a, b, c, ..] => matches!(
+            [
+                a.to_ascii_lowercase(),
+                b.to_ascii_lowercase(),
+                c.to_ascii_lowercase()
+            ],
+            [b'c', b'r', b'e'] | [b'i', b'n', b's'] | [b'c', b'o', b'p'] | [b's', b'e', b't']
+        ),
+        _ => false,
+    }
 }
 
 /// The first word of a line that can start a declaration.

@@ -345,6 +345,7 @@ proptest::proptest! {
                 "create table t (a int);", "INSERT INTO t VALUES (1);", "copy t (a) from stdin;",
                 "SET NAMES latin1;", "set autocommit = 0;", "/*!40101 SET NAMES utf8 */;",
                 " \tInsert into t values (2);", "\rcreate", "word", "c", "si", "Ins", "", " ",
+                "cre", "Settle", "copycat", "SETNAMES", "/ set names latin1;",
                 "<p>", "\u{feff}set names x;", "-- comment", "\x0Cset names koi8r;",
             ]),
             0..40,
