@@ -27,10 +27,11 @@ use super::has_avx2;
 #[derive(Clone, Debug)]
 pub(crate) struct ByteSet {
     members: [bool; 256],
-    /// Bit `k` for the `k`-th distinct high nibble of the members.
-    high: [u8; 16],
-    /// For each low nibble, the bits of the high nibbles it makes a member with.
-    low: [u8; 16],
+    /// The nibble tables, as the vector test loads them: for each low nibble, the bits of
+    /// the high nibbles it makes a member with; and for each high nibble, its bit (bit `k`
+    /// for the `k`-th distinct high nibble of the members). Each twice over, once per 128-bit
+    /// lane, made with the set rather than at every call of the search.
+    vector: [[u8; 32]; 2],
 }
 
 impl ByteSet {
@@ -70,7 +71,14 @@ impl ByteSet {
             }
             h += 1;
         }
-        ByteSet { members, high, low }
+        let mut vector = [[0u8; 32]; 2];
+        let mut i = 0;
+        while i < 32 {
+            vector[0][i] = low[i % 16];
+            vector[1][i] = high[i % 16];
+            i += 1;
+        }
+        ByteSet { members, vector }
     }
 
     #[inline]
@@ -87,6 +95,9 @@ impl ByteSet {
 pub(crate) struct TwoByteChars {
     /// Indexed by the first byte's low five bits: bit `k` for the eighth `80 + 8k..=87 + 8k`.
     eighths: [u8; 32],
+    /// The eighths of first bytes `C0..CF`, and of `D0..DF`, each twice over, as the vector
+    /// test loads them.
+    vector: [[u8; 32]; 2],
 }
 
 impl TwoByteChars {
@@ -97,6 +108,10 @@ impl TwoByteChars {
             if first & 0xE0 == 0xC0 && second & 0xC0 == 0x80 {
                 set.eighths[usize::from(first & 0x1F)] |= 1 << ((second >> 3) & 7);
             }
+        }
+        for i in 0..32 {
+            set.vector[0][i] = set.eighths[i % 16];
+            set.vector[1][i] = set.eighths[16 + i % 16];
         }
         set
     }
@@ -266,16 +281,13 @@ mod avx2 {
     impl Tables {
         #[target_feature(enable = "avx2")]
         fn of(set: &ByteSet) -> Tables {
-            let twice = |table: &[u8; 16]| {
-                let mut both = [0u8; 32];
-                both[..16].copy_from_slice(table);
-                both[16..].copy_from_slice(table);
-                // SAFETY: `both` is 32 bytes, one unaligned load.
-                unsafe { _mm256_loadu_si256(both.as_ptr().cast()) }
-            };
-            Tables {
-                low: twice(&set.low),
-                high: twice(&set.high),
+            let [low, high] = &set.vector;
+            // SAFETY: each table is 32 bytes, one unaligned load.
+            unsafe {
+                Tables {
+                    low: _mm256_loadu_si256(low.as_ptr().cast()),
+                    high: _mm256_loadu_si256(high.as_ptr().cast()),
+                }
             }
         }
 
@@ -302,16 +314,13 @@ mod avx2 {
     impl Eighths {
         #[target_feature(enable = "avx2")]
         fn of(set: &TwoByteChars) -> Eighths {
-            let twice = |table: &[u8]| {
-                let mut both = [0u8; 32];
-                both[..16].copy_from_slice(table);
-                both[16..].copy_from_slice(table);
-                // SAFETY: `both` is 32 bytes, one unaligned load.
-                unsafe { _mm256_loadu_si256(both.as_ptr().cast()) }
-            };
-            Eighths {
-                c: twice(&set.eighths[..16]),
-                d: twice(&set.eighths[16..]),
+            let [c, d] = &set.vector;
+            // SAFETY: each table is 32 bytes, one unaligned load.
+            unsafe {
+                Eighths {
+                    c: _mm256_loadu_si256(c.as_ptr().cast()),
+                    d: _mm256_loadu_si256(d.as_ptr().cast()),
+                }
             }
         }
 
@@ -497,7 +506,9 @@ mod tests {
                     let member = (lowest..=highest).contains(&b) || others.contains(&b);
                     assert_eq!(set.contains(b), member, "{b:#04x}");
                     let (l, h) = (usize::from(b & 0x0F), usize::from(b >> 4));
-                    assert_eq!(set.low[l] & set.high[h] != 0, member, "{b:#04x}");
+                    let [low, high] = &set.vector;
+                    assert_eq!(low[l] & high[h] != 0, member, "{b:#04x}");
+                    assert_eq!(low[16 + l] & high[16 + h] != 0, member, "{b:#04x}");
                 }
             }
         }
