@@ -10,15 +10,46 @@ pub fn hex(bytes: &[u8], separator: &str) -> String {
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
+    Grouped(n).to_string()
+}
+
+/// A number written as [`thousands`] writes it, straight into a formatter: a report line of
+/// a tree of many files writes several, and needs no string for each.
+#[derive(Clone, Copy, Debug)]
+pub struct Grouped(pub u64);
+
+impl std::fmt::Display for Grouped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `u64::MAX` has 20 digits and takes 6 commas.
+        let mut text = [0u8; 26];
+        let (mut at, mut n, mut written) = (text.len(), self.0, 0u32);
+        loop {
+            if written > 0 && written.is_multiple_of(3) {
+                at -= 1;
+                text[at] = b',';
+            }
+            at -= 1;
+            text[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            written += 1;
+            if n == 0 {
+                break;
+            }
         }
-        out.push(d);
+        // ASCII digits and commas only.
+        f.pad(std::str::from_utf8(&text[at..]).map_err(|_| std::fmt::Error)?)
     }
-    out
+}
+
+/// `n` and a noun, as [`count`] writes them, straight into a formatter.
+#[derive(Clone, Copy, Debug)]
+pub struct Counted<'a>(pub u64, pub &'a str);
+
+impl std::fmt::Display for Counted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Counted(n, noun) = *self;
+        write!(f, "{} {noun}{}", Grouped(n), plural_ending(n, noun))
+    }
 }
 
 /// `n` and `noun`, the noun in the plural unless `n` is 1, the number grouped as
@@ -27,20 +58,20 @@ pub fn thousands(n: u64) -> String {
 /// the last word of a phrase takes it (`2 double-encoded characters`). One helper for every
 /// message, so that no count is ever written `1 characters`.
 pub fn count(n: u64, noun: &str) -> String {
-    format!("{} {}", thousands(n), plural(n, noun))
+    Counted(n, noun).to_string()
 }
 
-/// `noun` in the plural unless `n` is 1, as [`count`] writes it, without the number.
-pub(crate) fn plural(n: u64, noun: &str) -> String {
+/// What [`count`] adds to `noun` for `n`: nothing for 1, else the plural's ending.
+fn plural_ending(n: u64, noun: &str) -> &'static str {
     if n == 1 {
-        return noun.to_owned();
+        return "";
     }
     let sibilant = ["s", "x", "z", "ch", "sh"]
         .iter()
         .any(|end| noun.ends_with(end));
     match sibilant {
-        true => format!("{noun}es"),
-        false => format!("{noun}s"),
+        true => "es",
+        false => "s",
     }
 }
 
@@ -86,7 +117,46 @@ mod tests {
         );
         assert_eq!(count(1234, "guess"), "1,234 guesses");
         assert_eq!(count(1, "guess"), "1 guess");
-        assert_eq!(plural(3, "box"), "boxes");
+        assert_eq!(count(3, "box"), "3 boxes");
+    }
+
+    /// Digits grouped by three from the right, by their definition on the decimal string.
+    fn grouped_by_definition(n: u64) -> String {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, d) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(d);
+        }
+        out
+    }
+
+    #[test]
+    fn numbers_are_grouped_by_thousands() {
+        for n in [
+            0,
+            7,
+            999,
+            1000,
+            12_345,
+            999_999,
+            1_000_000,
+            1_234_567,
+            u64::MAX,
+        ] {
+            assert_eq!(thousands(n), grouped_by_definition(n), "{n}");
+        }
+        assert_eq!(thousands(u64::MAX), "18,446,744,073,709,551,615");
+        assert_eq!(format!("{:>8}", Grouped(1234)), "   1,234");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_number_is_grouped_by_its_definition(n in proptest::prelude::any::<u64>()) {
+            proptest::prop_assert_eq!(thousands(n), grouped_by_definition(n));
+        }
     }
 
     #[test]

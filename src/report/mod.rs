@@ -14,11 +14,13 @@ pub mod merge;
 pub mod records;
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
 use crate::charset::{Determination, SurveyBasis, SurveyRecord};
 use crate::dump::DumpRecord;
+use crate::format::{Counted, Grouped};
 pub use crate::format::{count, hex, thousands, visible, visible_bytes};
 use crate::mojibake::counts::SequenceCount;
 use crate::mojibake::{Counts, Readings};
@@ -255,59 +257,72 @@ fn unprintable(error: &serde_json::Error) -> String {
 
 /// A few lines for a person: the headline, then the most frequent sequences.
 pub fn counts_text(readings: &Readings, name: &str, counts: &Counts, top: usize) -> String {
-    let mut out = format!(
+    // Written into one string as it goes: a tree of many files writes one of these for each.
+    let mut out = String::with_capacity(name.len() + 160);
+    let _ = write_counts_text(&mut out, readings, name, counts, top);
+    out
+}
+
+/// [`counts_text`], into `out`.
+fn write_counts_text(
+    out: &mut String,
+    readings: &Readings,
+    name: &str,
+    counts: &Counts,
+    top: usize,
+) -> std::fmt::Result {
+    write!(
+        out,
         "{name}: {}",
-        count(counts.double_encoded, "double-encoded character")
-    );
+        Counted(counts.double_encoded, "double-encoded character")
+    )?;
     if counts.double_encoded > 0 {
-        let readings_part: Vec<String> = counts
-            .by_reading_names(readings)
-            .iter()
-            .map(|(r, n)| format!("{r} {}", thousands(*n)))
-            .collect();
-        let layers_part: Vec<String> = counts
-            .by_layers()
-            .iter()
-            .map(|(l, n)| format!("{} {}", count(u64::from(*l), "layer"), thousands(*n)))
-            .collect();
-        out += &format!(
-            " ({}; {})",
-            readings_part.join(", "),
-            layers_part.join(", ")
-        );
+        out.push_str(" (");
+        for (i, (reading, n)) in counts.by_reading_names(readings).iter().enumerate() {
+            let separator = if i > 0 { ", " } else { "" };
+            write!(out, "{separator}{reading} {}", Grouped(*n))?;
+        }
+        out.push_str("; ");
+        for (i, (layers, n)) in counts.by_layers().iter().enumerate() {
+            let separator = if i > 0 { ", " } else { "" };
+            let layers = Counted(u64::from(*layers), "layer");
+            write!(out, "{separator}{layers} {}", Grouped(*n))?;
+        }
+        out.push(')');
     }
     if counts.not_utf8 > 0 {
-        out += &format!(
-            ", {} from bytes not UTF-8",
-            count(counts.not_utf8, "character")
-        );
+        let characters = Counted(counts.not_utf8, "character");
+        write!(out, ", {characters} from bytes not UTF-8")?;
     }
     if counts.not_utf8_kept > 0 {
-        out += &format!(
-            ", {} of bytes not UTF-8 kept",
-            count(counts.not_utf8_kept, "piece")
-        );
+        let pieces = Counted(counts.not_utf8_kept, "piece");
+        write!(out, ", {pieces} of bytes not UTF-8 kept")?;
     }
     if counts.lost_bytes > 0 {
-        let first = counts
-            .lost_byte_offsets
-            .first()
-            .map_or(String::new(), |at| format!(", the first at offset {at}"));
-        out += &format!(
-            ", {} partly lost ({} repaired{first})",
-            count(counts.lost_bytes, "character"),
-            thousands(counts.lost_bytes_repaired)
-        );
+        write!(
+            out,
+            ", {} partly lost ({} repaired",
+            Counted(counts.lost_bytes, "character"),
+            Grouped(counts.lost_bytes_repaired)
+        )?;
+        if let Some(at) = counts.lost_byte_offsets.first() {
+            write!(out, ", the first at offset {at}")?;
+        }
+        out.push(')');
     }
-    out += &format!(
+    write!(
+        out,
         ", {} left alone, {} fine, {}, ",
-        count(counts.left_alone, "look-alike"),
-        count(counts.fine_non_ascii(), "non-ASCII character"),
-        count(counts.bytes, "byte")
-    );
+        Counted(counts.left_alone, "look-alike"),
+        Counted(counts.fine_non_ascii(), "non-ASCII character"),
+        Counted(counts.bytes, "byte")
+    )?;
     match counts.first_invalid_offset {
-        None => out += "valid UTF-8",
-        Some(offset) => out += &format!("not valid UTF-8 (first invalid byte at offset {offset})"),
+        None => out.push_str("valid UTF-8"),
+        Some(offset) => write!(
+            out,
+            "not valid UTF-8 (first invalid byte at offset {offset})"
+        )?,
     }
     out.push('\n');
     for (garbled, seq) in counts.top_sequences(top) {
@@ -315,15 +330,16 @@ pub fn counts_text(readings: &Readings, name: &str, counts: &Counts, top: usize)
             0 => "not UTF-8".to_owned(),
             layers => count(u64::from(layers), "layer"),
         };
-        out += &format!(
-            "  {} → {} × {} ({}, {how})\n",
+        writeln!(
+            out,
+            "  {} → {} × {} ({}, {how})",
             visible_bytes(garbled),
             visible(seq.original.encode_utf8(&mut [0; 4])),
-            thousands(seq.count),
+            Grouped(seq.count),
             readings.reading_name(seq.mask),
-        );
+        )?;
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]
