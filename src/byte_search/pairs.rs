@@ -195,14 +195,17 @@ impl<'a> Pairs<'a> {
     }
 
     fn next_portable(&mut self) -> Option<usize> {
-        while self.next < self.end {
-            let p = self.next;
-            self.next += 1;
-            if self.second_at(p) && self.before.contains(self.haystack[p - 1]) {
-                return Some(p);
-            }
-        }
-        None
+        let (haystack, before, at) = (self.haystack, self.before, self.at);
+        // A loop of its own without two-byte characters: the search most callers make, on
+        // the short windows (a lost byte's) the vector test leaves whole to this one.
+        let found = match self.two {
+            None => (self.next..self.end)
+                .find(|&p| at.contains(haystack[p]) && before.contains(haystack[p - 1])),
+            Some(_) => (self.next..self.end)
+                .find(|&p| self.second_at(p) && before.contains(haystack[p - 1])),
+        };
+        self.next = found.map_or(self.end, |p| p + 1);
+        found
     }
 
     /// The same search without the vector test: what other CPUs run, and the tests' oracle.

@@ -10,6 +10,7 @@ use std::ops::Range;
 use std::convert::Infallible;
 
 use super::codepage::{ReadingMask, Readings};
+use super::matcher::RepairedChar;
 use super::scanner::{Run, Sink};
 pub use super::sequences::{SequenceCount, SequenceTable};
 
@@ -330,28 +331,30 @@ impl Counts {
                 self.lost_byte_offsets.push(base + run.span.start as u64);
             }
         }
-        for c in run.chars {
-            let garbled = &input[c.span.clone()];
-            let seq = SequenceCount {
-                original: c.original,
-                mask: c.mask,
-                layers: c.layers,
-                count: 1,
-                first_offset: base + c.span.start as u64,
-            };
-            if !run.repaired {
-                if sequences == Sequences::Counted {
-                    self.left_alone_sequences.record(garbled, seq);
+        let seq = |c: &RepairedChar| SequenceCount {
+            original: c.original,
+            mask: c.mask,
+            layers: c.layers,
+            count: 1,
+            first_offset: base + c.span.start as u64,
+        };
+        if !run.repaired {
+            if sequences == Sequences::Counted {
+                for c in run.chars {
+                    let garbled = &input[c.span.clone()];
+                    self.left_alone_sequences.record(garbled, seq(c));
                 }
-                continue;
             }
+            return;
+        }
+        let tallies = self.tallies.get_or_insert_with(no_tallies);
+        for c in run.chars {
             self.double_encoded += 1;
             self.garbled_chars += u64::from(c.garbled_chars);
-            let tallies = self.tallies.get_or_insert_with(no_tallies);
             tallies.add_reading(c.mask, 1);
             tallies.by_layers[usize::from(c.layers)] += 1;
             if sequences == Sequences::Counted {
-                self.sequences.record(garbled, seq);
+                self.sequences.record(&input[c.span.clone()], seq(c));
             }
         }
     }
