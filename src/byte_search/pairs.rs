@@ -273,6 +273,15 @@ mod avx2 {
     /// The positions one step tests: two vectors.
     pub(super) const BLOCK: usize = 2 * LANES;
 
+    /// Two tables of 32 bytes as vectors.
+    #[target_feature(enable = "avx2")]
+    fn vectors(tables: &[[u8; 32]; 2]) -> [__m256i; 2] {
+        // SAFETY: each table is 32 bytes, one unaligned load.
+        tables
+            .each_ref()
+            .map(|table| unsafe { _mm256_loadu_si256(table.as_ptr().cast()) })
+    }
+
     /// A set's two nibble tables, each in both 128-bit lanes (the shuffle looks up within a
     /// lane).
     #[derive(Clone, Copy)]
@@ -284,14 +293,8 @@ mod avx2 {
     impl Tables {
         #[target_feature(enable = "avx2")]
         fn of(set: &ByteSet) -> Tables {
-            let [low, high] = &set.vector;
-            // SAFETY: each table is 32 bytes, one unaligned load.
-            unsafe {
-                Tables {
-                    low: _mm256_loadu_si256(low.as_ptr().cast()),
-                    high: _mm256_loadu_si256(high.as_ptr().cast()),
-                }
-            }
+            let [low, high] = vectors(&set.vector);
+            Tables { low, high }
         }
 
         /// A bit for each of the 32 bytes of `v` that is a member.
@@ -317,14 +320,8 @@ mod avx2 {
     impl Eighths {
         #[target_feature(enable = "avx2")]
         fn of(set: &TwoByteChars) -> Eighths {
-            let [c, d] = &set.vector;
-            // SAFETY: each table is 32 bytes, one unaligned load.
-            unsafe {
-                Eighths {
-                    c: _mm256_loadu_si256(c.as_ptr().cast()),
-                    d: _mm256_loadu_si256(d.as_ptr().cast()),
-                }
-            }
+            let [c, d] = vectors(&set.vector);
+            Eighths { c, d }
         }
 
         /// A bit for each of the 32 bytes of `firsts` that, with the byte after it (the same
