@@ -184,9 +184,9 @@ enum Source {
 }
 
 /// Runs `process` on every block of `input` (in parallel on the pool, but for an input of one
-/// block read from a file or held in memory) and hands each result to `consume` in input order, with the block
-/// and its offset, until `consume` says to stop: then no block after is read, and no result
-/// after is handed on. Says whether it stopped so.
+/// block read from a file or held in memory) and hands each result to `consume` in input
+/// order, with the block and its offset, until `consume` says to stop: then no block after is
+/// read, and no result after is handed on. Says whether it stopped so.
 fn for_each_block<T: Send>(
     input: &Input,
     readings: &Readings,
@@ -201,26 +201,19 @@ fn for_each_block<T: Send>(
             progress.advance(bytes as u64);
         }
     };
+    let mut in_memory = |bytes: &[u8], mapped| {
+        let bytes = InMemory {
+            bytes,
+            mapped,
+            path: &path,
+        };
+        bytes.for_each_block(readings, options, &stopped, &process, &mut consume, done)?;
+        Ok(flow_of(&stopped))
+    };
     let (reader, expected): (Box<dyn Read + Send>, Option<u64>) =
         match input.open(options.mmap, options.block_size)? {
-            Source::Map { map, file } => {
-                let bytes = InMemory {
-                    bytes: &map,
-                    mapped: Some((&map, &file)),
-                    path: &path,
-                };
-                bytes.for_each_block(readings, options, &stopped, &process, &mut consume, done)?;
-                return Ok(flow_of(&stopped));
-            }
-            Source::Held(held) => {
-                let bytes = InMemory {
-                    bytes: &held,
-                    mapped: None,
-                    path: &path,
-                };
-                bytes.for_each_block(readings, options, &stopped, &process, &mut consume, done)?;
-                return Ok(flow_of(&stopped));
-            }
+            Source::Map { map, file } => return in_memory(&map, Some((&map, &file))),
+            Source::Held(held) => return in_memory(&held, None),
             Source::Sized { reader, len } => (reader, Some(len)),
             Source::Reader(reader) => (reader, None),
         };

@@ -86,7 +86,9 @@ impl Run<'_> {
 pub(crate) enum Utf8 {
     /// Well-formed throughout.
     Valid,
-    /// Not well-formed somewhere.
+    /// Not well-formed somewhere, or taken as such (a piece of a buffer that is not): the
+    /// pass takes the way it takes for bytes that are not UTF-8, which gives the same answers
+    /// on well-formed ones, more slowly.
     Invalid,
     /// Not known: the pass finds out for itself.
     Unknown,
