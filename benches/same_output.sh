@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # same_output.sh OLD NEW: checks that two builds of undouble write byte-identical `fix` output
-# and `scan --json` reports, for a change that should only make them faster.
+# and `scan` reports (JSON, and the text for a person), for a change that should only make
+# them faster.
 #
 # Files: the 200 MB head of mixed-1g.txt, the three 50 MB choice files, mojibake-64m.txt, the
 # files of corpus/ and the 64 MB head of the garbled dump (read as a dump and as text), each
-# under four option sets. Trees (`scan --json` only): the accuracy and clean-text inputs and
-# tests/data, under two. Data comes from benches/data (made by compare.sh, choice_cost.sh and
+# under four option sets (the text report under the first). Trees (`scan` only): the accuracy
+# and clean-text inputs and tests/data, under two (the text report under the first). Data comes from benches/data (made by compare.sh, choice_cost.sh and
 # garbled_dump.sh); a missing file is skipped and said. Exits 1 on the first difference.
 set -euo pipefail
 [[ $# -eq 2 ]] || { echo "usage: ${0##*/} OLD-BINARY NEW-BINARY" >&2; exit 2; }
@@ -55,6 +56,7 @@ for f in "${files[@]}"; do
         # shellcheck disable=SC2086
         same "scan $(basename "$f")" scan --json $opts "$f"
     done
+    same "scan text $(basename "$f")" scan "$f"
 done
 
 if [[ -s $data/garbled-dump-600m.sql ]]; then
@@ -68,6 +70,7 @@ open(sys.argv[2], "wb").write(head[: head.rindex(b";\n") + 2])' \
     same "dump as text" fix -q --format text "$work/dump-64m.sql" -o -
     for format in sql text; do
         same "dump as $format" scan --json --format $format "$work/dump-64m.sql"
+        same "dump as $format, text" scan --format $format "$work/dump-64m.sql"
     done
 else
     echo "skipped (missing): $data/garbled-dump-600m.sql" >&2
@@ -79,6 +82,7 @@ for tree in "$data/accuracy" "$data/cleantext" "$root/tests/data"; do
         # shellcheck disable=SC2086
         same "tree $(basename "$tree")" scan --json $opts "$tree"
     done
+    same "tree text $(basename "$tree")" scan "$tree"
 done
 
 echo "same output: $checked comparisons"
