@@ -698,9 +698,8 @@ fn scan_buffer(
     }
     buffer.repaired.clear();
     let out = writes.then_some(&mut buffer.repaired);
-    let lexed = &buffer.lexed;
     let part = findings_of(
-        lexed,
+        &buffer.lexed,
         &buffer.scan,
         &buffer.bytes,
         buffer.base,
