@@ -93,10 +93,9 @@ impl ByteSet {
 /// of their eighths.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TwoByteChars {
-    /// Indexed by the first byte's low five bits: bit `k` for the eighth `80 + 8k..=87 + 8k`.
-    eighths: [u8; 32],
-    /// The eighths of first bytes `C0..CF`, and of `D0..DF`, each twice over, as the vector
-    /// test loads them.
+    /// The eighths of first bytes `C0..CF`, then of `D0..DF`, by the first byte's low nibble
+    /// (bit `k` for the eighth `80 + 8k..=87 + 8k`), each table twice over, as the vector test
+    /// loads them (one copy per 128-bit lane).
     vector: [[u8; 32]; 2],
 }
 
@@ -106,12 +105,12 @@ impl TwoByteChars {
         let mut set = TwoByteChars::default();
         for (first, second) in chars {
             if first & 0xE0 == 0xC0 && second & 0xC0 == 0x80 {
-                set.eighths[usize::from(first & 0x1F)] |= 1 << ((second >> 3) & 7);
+                let table = &mut set.vector[usize::from((first >> 4) & 1)];
+                let low = usize::from(first & 0x0F);
+                let bit = 1 << ((second >> 3) & 7);
+                table[low] |= bit;
+                table[16 + low] |= bit;
             }
-        }
-        for i in 0..32 {
-            set.vector[0][i] = set.eighths[i % 16];
-            set.vector[1][i] = set.eighths[16 + i % 16];
         }
         set
     }
@@ -121,7 +120,9 @@ impl TwoByteChars {
     pub(crate) fn may_hold(&self, first: u8, second: u8) -> bool {
         first & 0xE0 == 0xC0
             && second & 0xC0 == 0x80
-            && self.eighths[usize::from(first & 0x1F)] & (1 << ((second >> 3) & 7)) != 0
+            && self.vector[usize::from((first >> 4) & 1)][usize::from(first & 0x0F)]
+                & (1 << ((second >> 3) & 7))
+                != 0
     }
 }
 

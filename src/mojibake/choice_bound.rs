@@ -118,7 +118,7 @@ impl Bounds {
                 firsts.push(ch.encode_utf8(&mut utf8).as_bytes()[0]);
             }
         }
-        firsts.retain(|&b| b >= 0xC2);
+        firsts.retain(|&b| b >= 0xE0);
         bounds.continuation_firsts = ByteSet::new(1, 0, &firsts);
         bounds
     }
