@@ -325,7 +325,9 @@ pub(crate) fn classify(input: &Input, options: &DumpOptions) -> Result<TextKind,
             break;
         }
         match lexing.lex(bytes, 0, last, &mut buffer) {
-            Ok(true) => observe_text(&mut observed, &buffer),
+            Ok(true) => {
+                observe_text(&mut observed, &buffer);
+            }
             Ok(false) => {}
             Err(_) => return Ok(TextKind::Utf8),
         }
@@ -690,8 +692,8 @@ fn scan_buffer(
     out_path: &Path,
 ) -> Result<Scanned, Error> {
     let mut observed = Counts::default();
-    observe_text(&mut observed, &buffer);
-    buffer.scan.record_again(scanner, &buffer.bytes);
+    let valid = observe_text(&mut observed, &buffer);
+    buffer.scan.record_again(scanner, &buffer.bytes, valid);
     lend_columns(scanner, &mut buffer);
     if audited {
         return Ok((buffer, observed, None));
@@ -910,13 +912,14 @@ fn lend_columns(scanner: &Scanner, buffer: &mut LexedBuffer) {
 /// of binary values count as bytes read and nothing else: they hold bytes, not characters
 /// (`mariadb-dump` without `--hex-blob` writes a blob's bytes as they are), so a dump whose
 /// blobs are not UTF-8 is still UTF-8 where it holds text, and their bytes are no characters.
-fn observe_text(counts: &mut Counts, buffer: &LexedBuffer) {
+/// Returns whether the whole buffer, binary values included, is well-formed UTF-8.
+fn observe_text(counts: &mut Counts, buffer: &LexedBuffer) -> bool {
     let binary = buffer.lexed.values.iter().filter(|value| !value.text);
     counts.observe_bytes_except(
         &buffer.bytes,
         buffer.base,
         binary.map(|value| value.span.clone()),
-    );
+    )
 }
 
 /// Scans a dump and reports on it per table and column; changes nothing. Also returns the

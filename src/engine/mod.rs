@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use crate::error::{Change, Error};
 use crate::mojibake::counts::{CountingSink, Sequences};
-use crate::mojibake::{Counts, Readings, RepairPatches, Run, Scanner, Sink};
+use crate::mojibake::{Counts, Readings, RepairPatches, Run, Scanner, Sink, Utf8};
 pub use input::{Input, Stream};
 use map_guard::GuardedMap;
 use replace::Replacement;
@@ -702,14 +702,15 @@ pub(crate) fn scan_input_keeping_head(
         options,
         |block, base| {
             let mut counts = Counts::default();
-            counts.observe_bytes(block, base);
-            let Ok(()) = scanner.scan(
+            let utf8 = Utf8::known(counts.observe_bytes(block, base));
+            let Ok(()) = scanner.scan_chosen(
                 block,
                 &mut CountingSink {
                     counts: &mut counts,
                     base,
                     sequences: Sequences::Counted,
                 },
+                utf8,
             );
             Ok(counts)
         },
@@ -761,7 +762,7 @@ pub(crate) fn fix_input<W: Write>(
         options,
         |block, base| {
             let mut counts = Counts::default();
-            counts.observe_bytes(block, base);
+            let utf8 = Utf8::known(counts.observe_bytes(block, base));
             let mut patches = RepairPatches::default();
             let mut tee = Tee {
                 first: &mut patches,
@@ -771,7 +772,7 @@ pub(crate) fn fix_input<W: Write>(
                     sequences: options.fix_sequences,
                 },
             };
-            let Ok(()) = scanner.scan(block, &mut tee);
+            let Ok(()) = scanner.scan_chosen(block, &mut tee, utf8);
             Ok((patches, counts))
         },
         |block, _, (patches, counts)| {

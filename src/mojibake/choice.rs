@@ -334,11 +334,17 @@ impl Scanner {
     }
 
     /// Scans `input` through the reading its evidence chooses: this scanner's own, or one of
-    /// the others it was made with when that one explains more garbled characters.
-    pub(crate) fn scan_chosen<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
-        let utf8 = match simdutf8::basic::from_utf8(input) {
-            Ok(_) => Utf8::Valid,
-            Err(_) => Utf8::Invalid,
+    /// the others it was made with when that one explains more garbled characters. The
+    /// buffer's UTF-8 is known as `utf8` says, or found out here once for every pass.
+    pub(crate) fn scan_chosen<S: Sink>(
+        &self,
+        input: &[u8],
+        sink: &mut S,
+        utf8: Utf8,
+    ) -> Result<(), S::Error> {
+        let utf8 = match utf8 {
+            Utf8::Unknown => Utf8::known(simdutf8::basic::from_utf8(input).is_ok()),
+            known => known,
         };
         match self.chosen_for_known(input, utf8) {
             Some(other) => other.scan_as_read(input, &mut OrdinaryRepairs::new(sink), utf8),

@@ -11,6 +11,7 @@ use std::convert::Infallible;
 
 use super::codepage::{ReadingMask, Readings};
 use super::matcher::RepairedChar;
+use super::raw::is_continuation;
 use super::scanner::{Run, Sink};
 pub use super::sequences::{SequenceCount, SequenceTable};
 
@@ -127,16 +128,20 @@ impl Counts {
 
     /// Takes in the raw bytes of one buffer that starts at `base` in the input: its size, its
     /// UTF-8 validity, its non-ASCII characters. Buffers must be cut between characters.
-    pub fn observe_bytes(&mut self, buffer: &[u8], base: u64) {
+    /// Returns whether this buffer is well-formed UTF-8, which a scan of it need not find out
+    /// again.
+    pub fn observe_bytes(&mut self, buffer: &[u8], base: u64) -> bool {
         self.bytes += buffer.len() as u64;
-        // The `basic` validator is the fast one; only a failure asks `compat` for the offset.
-        if self.first_invalid_offset.is_none()
-            && simdutf8::basic::from_utf8(buffer).is_err()
+        let (valid, lead_bytes) = validate_and_count(buffer);
+        self.non_ascii_chars += lead_bytes;
+        // Only a failure asks the slower `compat` validator for the offset.
+        if !valid
+            && self.first_invalid_offset.is_none()
             && let Err(error) = simdutf8::compat::from_utf8(buffer)
         {
             self.first_invalid_offset = Some(base + error.valid_up_to() as u64);
         }
-        self.non_ascii_chars += count_lead_bytes(buffer);
+        valid
     }
 
     /// Takes in one buffer as [`Counts::observe_bytes`] does, except that the bytes of
@@ -144,21 +149,23 @@ impl Counts {
     /// meets the rest) are bytes read and nothing else: neither characters nor invalid UTF-8.
     /// For a dump's binary values, which hold bytes, not text. The whole buffer is validated
     /// and counted at once (a few calls per buffer, not a few per value); only where it is
-    /// invalid are the skipped ranges looked at for validity.
+    /// invalid are the skipped ranges looked at for validity. Returns whether the whole
+    /// buffer, skipped ranges included, is well-formed UTF-8.
     pub fn observe_bytes_except(
         &mut self,
         buffer: &[u8],
         base: u64,
         skipped: impl Iterator<Item = Range<usize>> + Clone,
-    ) {
+    ) -> bool {
         self.bytes += buffer.len() as u64;
         let skipped_lead_bytes: u64 = skipped
             .clone()
             .map(|range| count_lead_bytes(&buffer[range]))
             .sum();
-        self.non_ascii_chars += count_lead_bytes(buffer).saturating_sub(skipped_lead_bytes);
-        if self.first_invalid_offset.is_some() || simdutf8::basic::from_utf8(buffer).is_ok() {
-            return;
+        let (valid, lead_bytes) = validate_and_count(buffer);
+        self.non_ascii_chars += lead_bytes.saturating_sub(skipped_lead_bytes);
+        if valid || self.first_invalid_offset.is_some() {
+            return valid;
         }
         let mut from = 0;
         let mut skipped = skipped.peekable();
@@ -169,10 +176,11 @@ impl Counts {
                 Some(range) if range.start <= invalid_at => from = range.end,
                 _ => {
                     self.first_invalid_offset = Some(base + invalid_at as u64);
-                    return;
+                    return false;
                 }
             }
         }
+        false
     }
 
     /// Sequences sorted most frequent first (ties by garbled bytes, so reports are stable).
@@ -264,6 +272,46 @@ pub fn first_offsets(mut a: Vec<u64>, b: &[u64]) -> Vec<u64> {
     a.dedup();
     a.truncate(LOST_OFFSETS);
     a
+}
+
+/// The bytes [`validate_and_count`] reads in one piece: small enough that the count finds
+/// them in the first-level cache where the validator left them.
+const SURVEYED_PIECE: usize = 16 * 1024;
+
+/// Whether `buffer` is well-formed UTF-8, and its bytes `>= 0xC0` ([`count_lead_bytes`]), in
+/// one walk over it: piece by piece, each validated and then counted while it is still in the
+/// cache, so that a buffer larger than the cache is read from memory once, not once per pass.
+///
+/// Pieces end before a byte that is not a continuation byte, so a well-formed buffer is cut
+/// between characters and each piece is well-formed, and a buffer that is not has a piece that
+/// is not either (two well-formed strings make a well-formed one). Where no such byte lies
+/// within three of the piece's end, four continuation bytes in a row already make the buffer
+/// ill-formed, and a piece that starts with one is too.
+fn validate_and_count(buffer: &[u8]) -> (bool, u64) {
+    validate_and_count_by(buffer, SURVEYED_PIECE)
+}
+
+/// [`validate_and_count`] by pieces of about `piece` bytes (at least four: the longest
+/// character).
+fn validate_and_count_by(buffer: &[u8], piece: usize) -> (bool, u64) {
+    let mut valid = true;
+    let mut lead_bytes = 0;
+    let mut rest = buffer;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(piece);
+        if end < rest.len() {
+            // Never 0, so that every piece holds a byte.
+            end = (end.saturating_sub(3).max(1)..=end)
+                .rev()
+                .find(|&at| !is_continuation(rest[at]))
+                .unwrap_or(end);
+        }
+        let (piece, after) = rest.split_at(end);
+        valid = valid && simdutf8::basic::from_utf8(piece).is_ok();
+        lead_bytes += count_lead_bytes(piece);
+        rest = after;
+    }
+    (valid, lead_bytes)
 }
 
 /// Counts the bytes `>= 0xC0`: one per non-ASCII character in well-formed UTF-8. The same
@@ -448,6 +496,7 @@ impl Sink for CountingSink<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn skipped_ranges_are_bytes_only() {
@@ -481,6 +530,37 @@ mod tests {
             let slice = &bytes[start..];
             let plain = slice.iter().filter(|&&b| b >= 0xC0).count() as u64;
             assert_eq!(count_lead_bytes(slice), plain);
+        }
+    }
+
+    /// Bytes mostly of whole characters, some of them cut, and stray bytes: pieces then end
+    /// in every place a character can be cut.
+    fn text_and_strays() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            4 => any::<char>().prop_map(|c| c.to_string().into_bytes()),
+            4 => prop::sample::select(vec!["a", "é", "日", "😀", "Ã©"])
+                .prop_map(|s| s.as_bytes().to_vec()),
+            1 => any::<char>().prop_map(|c| {
+                let bytes = c.to_string().into_bytes();
+                bytes[..bytes.len().div_ceil(2)].to_vec()
+            }),
+            1 => any::<u8>().prop_map(|b| vec![b]),
+        ];
+        prop::collection::vec(piece, 0..200).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        /// Piece by piece, the walk says what one validation and one count of the whole say.
+        #[test]
+        fn validated_and_counted_by_pieces_as_a_whole(
+            bytes in text_and_strays(),
+            piece in 4usize..20,
+        ) {
+            let whole = (
+                simdutf8::basic::from_utf8(&bytes).is_ok(),
+                bytes.iter().filter(|&&b| b >= 0xC0).count() as u64,
+            );
+            prop_assert_eq!(validate_and_count_by(&bytes, piece), whole);
         }
     }
 }

@@ -49,5 +49,6 @@ pub use matcher::{DoubleEncodedMatch, RepairedChar};
 pub use plausibility::{Evidence, Strictness, Verdict};
 pub use recorded::RecordedScan;
 pub use repair::{RepairPatches, RepairWriter, repair};
+pub(crate) use scanner::Utf8;
 pub use scanner::{LostBytes, NotAReading, RawBytes, Run, Scanner, Sink};
 pub(crate) use scope::ScopedValue;

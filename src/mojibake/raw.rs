@@ -60,7 +60,7 @@ enum Form {
     Cut(usize),
 }
 
-fn is_continuation(byte: u8) -> bool {
+pub(super) fn is_continuation(byte: u8) -> bool {
     byte & 0xC0 == 0x80
 }
 

@@ -13,7 +13,7 @@ use std::ops::Range;
 use super::field::FieldEvidence;
 use super::matcher::RepairedChar;
 use super::plausibility::{Strictness, Verdict};
-use super::scanner::{Run, Scanner, Sink};
+use super::scanner::{Run, Scanner, Sink, Utf8};
 use super::scope::{ScopedValue, Tallies, may_borrow, only_runs_beyond_ascii};
 
 /// Every run a scan of one buffer found, in order.
@@ -44,10 +44,11 @@ impl RecordedScan {
 
     /// Records the scan of `input` in place of the one held, reusing its memory, with fields
     /// as the widest scope: a dump's columns are lent to it after ([`RecordedScan::lend_scopes`]).
-    pub(crate) fn record_again(&mut self, scanner: &Scanner, input: &[u8]) {
+    /// Whether `input` is well-formed UTF-8 is known: `valid`.
+    pub(crate) fn record_again(&mut self, scanner: &Scanner, input: &[u8], valid: bool) {
         self.runs.clear();
         self.chars.clear();
-        let Ok(()) = scanner.scan_fields(input, self);
+        let Ok(()) = scanner.scan_fields(input, self, Utf8::known(valid));
     }
 
     /// Repairs the lone letters that the scopes of their values vouch for ([`super::scope`]);

@@ -94,6 +94,16 @@ pub(crate) enum Utf8 {
     Unknown,
 }
 
+impl Utf8 {
+    /// What a validation found: well-formed or not.
+    pub(crate) fn known(valid: bool) -> Utf8 {
+        match valid {
+            true => Utf8::Valid,
+            false => Utf8::Invalid,
+        }
+    }
+}
+
 /// Receives what a [`Scanner`] finds, in input order.
 pub trait Sink {
     type Error;
@@ -469,7 +479,7 @@ impl Scanner {
     /// made to choose its reading ([`Scanner::choosing`]) scans through the one the buffer's
     /// evidence chooses.
     pub fn scan<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
-        self.scan_chosen(input, sink)
+        self.scan_chosen(input, sink, Utf8::Unknown)
     }
 
     /// [`Scanner::scan`] through this scanner's own readings, whatever the others would say,
@@ -481,19 +491,14 @@ impl Scanner {
         utf8: Utf8,
     ) -> Result<(), S::Error> {
         match self.strictness {
-            Strictness::Balanced => self.scan_fields_known(input, &mut TextScope::new(sink), utf8),
-            _ => self.scan_fields_known(input, sink, utf8),
+            Strictness::Balanced => self.scan_fields(input, &mut TextScope::new(sink), utf8),
+            _ => self.scan_fields(input, sink, utf8),
         }
     }
 
-    /// [`Scanner::scan`] with fields as the widest scope: for a dump, whose columns are its
-    /// scopes ([`super::scope`]).
-    pub(crate) fn scan_fields<S: Sink>(&self, input: &[u8], sink: &mut S) -> Result<(), S::Error> {
-        self.scan_fields_known(input, sink, Utf8::Unknown)
-    }
-
-    /// [`Scanner::scan_fields`] of a buffer whose UTF-8 is known as `utf8` says.
-    fn scan_fields_known<S: Sink>(
+    /// [`Scanner::scan`] with fields as the widest scope, of a buffer whose UTF-8 is known as
+    /// `utf8` says: for a dump, whose columns are its scopes ([`super::scope`]).
+    pub(crate) fn scan_fields<S: Sink>(
         &self,
         input: &[u8],
         sink: &mut S,
