@@ -32,6 +32,9 @@ pub(crate) struct ByteSet {
     /// for the `k`-th distinct high nibble of the members). Each twice over, once per 128-bit
     /// lane, made with the set rather than at every call of the search.
     vector: [[u8; 32]; 2],
+    /// The set as one span of values, lowest and highest, when it is one: a test of two
+    /// comparisons where the tables take a shuffle for each half of a byte.
+    span: Option<(u8, u8)>,
 }
 
 impl ByteSet {
@@ -78,7 +81,15 @@ impl ByteSet {
             vector[1][i] = high[i % 16];
             i += 1;
         }
-        ByteSet { members, vector }
+        let span = match others.is_empty() && lowest <= highest {
+            true => Some((lowest, highest)),
+            false => None,
+        };
+        ByteSet {
+            members,
+            vector,
+            span,
+        }
     }
 
     #[inline]
@@ -232,16 +243,27 @@ impl Iterator for Pairs<'_> {
             if self.next + avx2::BLOCK <= self.vector_end {
                 // SAFETY: the CPU was found to have AVX2; `next >= 1`, and
                 // `next + BLOCK <= vector_end`, which is at most `haystack.len()`, and less
-                // than it when `two` is given.
+                // than it when `two` is given. A set that is one span of values takes the cheaper
+                // test.
                 let found = unsafe {
-                    avx2::next_block(
-                        self.before,
-                        self.at,
-                        self.two,
-                        self.haystack,
-                        self.next,
-                        self.vector_end,
-                    )
+                    match self.before.span {
+                        Some((lowest, highest)) => avx2::next_block(
+                            avx2::Span::of(lowest, highest),
+                            self.at,
+                            self.two,
+                            self.haystack,
+                            self.next,
+                            self.vector_end,
+                        ),
+                        None => avx2::next_block(
+                            avx2::Tables::of(self.before),
+                            self.at,
+                            self.two,
+                            self.haystack,
+                            self.next,
+                            self.vector_end,
+                        ),
+                    }
                 };
                 match found {
                     Some(mut block) => {
@@ -264,8 +286,8 @@ impl Iterator for Pairs<'_> {
 mod avx2 {
     use std::arch::x86_64::{
         __m256i, _mm256_and_si256, _mm256_blendv_epi8, _mm256_cmpeq_epi8, _mm256_loadu_si256,
-        _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256,
-        _mm256_shuffle_epi8, _mm256_srli_epi16,
+        _mm256_max_epu8, _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setr_epi8,
+        _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_sub_epi8,
     };
 
     use super::{Block, ByteSet, TwoByteChars};
@@ -283,24 +305,65 @@ mod avx2 {
             .map(|table| unsafe { _mm256_loadu_si256(table.as_ptr().cast()) })
     }
 
+    /// A test of 32 bytes at once for a set's members.
+    pub(super) trait Members: Copy {
+        /// A bit for each of the 32 bytes of `v` that is a member.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must have AVX2.
+        unsafe fn members(self, v: __m256i) -> u32;
+    }
+
     /// A set's two nibble tables, each in both 128-bit lanes (the shuffle looks up within a
     /// lane).
     #[derive(Clone, Copy)]
-    struct Tables {
+    pub(super) struct Tables {
         low: __m256i,
         high: __m256i,
     }
 
     impl Tables {
         #[target_feature(enable = "avx2")]
-        fn of(set: &ByteSet) -> Tables {
+        pub(super) fn of(set: &ByteSet) -> Tables {
             let [low, high] = vectors(&set.vector);
             Tables { low, high }
         }
+    }
 
-        /// A bit for each of the 32 bytes of `v` that is a member.
+    /// A set that is one span of values: its lowest, and how far the highest lies above it.
+    #[derive(Clone, Copy)]
+    pub(super) struct Span {
+        lowest: __m256i,
+        width: __m256i,
+    }
+
+    impl Span {
         #[target_feature(enable = "avx2")]
-        fn members(self, v: __m256i) -> u32 {
+        pub(super) fn of(lowest: u8, highest: u8) -> Span {
+            Span {
+                lowest: _mm256_set1_epi8(lowest as i8),
+                width: _mm256_set1_epi8(highest.wrapping_sub(lowest) as i8),
+            }
+        }
+    }
+
+    impl Members for Span {
+        /// A byte is a member when its distance above the lowest (wrapping) is at most the
+        /// width, unsigned: the larger of the two is the width.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn members(self, v: __m256i) -> u32 {
+            let above = _mm256_sub_epi8(v, self.lowest);
+            let within = _mm256_cmpeq_epi8(_mm256_max_epu8(above, self.width), self.width);
+            _mm256_movemask_epi8(within) as u32
+        }
+    }
+
+    impl Members for Tables {
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn members(self, v: __m256i) -> u32 {
             let nibble = _mm256_set1_epi8(0x0F);
             let low = _mm256_shuffle_epi8(self.low, _mm256_and_si256(v, nibble));
             let high_nibbles = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
@@ -370,15 +433,15 @@ mod avx2 {
     /// The CPU must have AVX2, `next >= 1` and `end <= haystack.len()`, and
     /// `end < haystack.len()` when `two` is given.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn next_block(
-        before: &ByteSet,
+    pub(super) unsafe fn next_block<B: Members>(
+        before: B,
         at: &ByteSet,
         two: Option<&TwoByteChars>,
         haystack: &[u8],
         mut next: usize,
         end: usize,
     ) -> Option<Block> {
-        let (before, at) = (Tables::of(before), Tables::of(at));
+        let at = Tables::of(at);
         // A closure: a function that needs AVX2 is no `FnOnce` of its own.
         let two = two.map(|two| Eighths::of(two));
         while next + BLOCK <= end {
@@ -389,11 +452,15 @@ mod avx2 {
             let load = |k: usize| unsafe {
                 _mm256_loadu_si256(haystack.as_ptr().add(next - 1 + k).cast())
             };
-            let firsts = u64::from(before.members(load(0)))
-                | u64::from(before.members(load(LANES))) << LANES;
+            // SAFETY: the CPU has AVX2, as this function's caller promised.
+            let (firsts_low, firsts_high) =
+                unsafe { (before.members(load(0)), before.members(load(LANES))) };
+            let firsts = u64::from(firsts_low) | u64::from(firsts_high) << LANES;
             if firsts != 0 {
-                let mut seconds = u64::from(at.members(load(1)))
-                    | u64::from(at.members(load(LANES + 1))) << LANES;
+                // SAFETY: as above.
+                let (seconds_low, seconds_high) =
+                    unsafe { (at.members(load(1)), at.members(load(LANES + 1))) };
+                let mut seconds = u64::from(seconds_low) | u64::from(seconds_high) << LANES;
                 if let Some(two) = two {
                     seconds |= u64::from(two.members(load(1), load(2)))
                         | u64::from(two.members(load(LANES + 1), load(LANES + 2))) << LANES;
@@ -515,6 +582,42 @@ mod tests {
         }
     }
 
+    /// The vector test of a span gives every byte's membership, for every span.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn spans_hold_exactly_their_members() {
+        use std::arch::x86_64::{__m256i, _mm256_loadu_si256};
+
+        use avx2::Members;
+
+        if !has_avx2() {
+            return;
+        }
+        let bytes: Vec<u8> = (0..=255).collect();
+        for lowest in 0..=255u8 {
+            // The sets a byte set can be: at most eight high nibbles.
+            for highest in lowest..=(lowest | 0x0F).saturating_add(0x70) {
+                let set = ByteSet::new(lowest, highest, &[]);
+                assert_eq!(set.span, Some((lowest, highest)));
+                for chunk in bytes.chunks(32) {
+                    // SAFETY: the CPU has AVX2, checked above; each chunk is 32 bytes.
+                    let found = unsafe {
+                        let v: __m256i = _mm256_loadu_si256(chunk.as_ptr().cast());
+                        avx2::Span::of(lowest, highest).members(v)
+                    };
+                    for (k, &b) in chunk.iter().enumerate() {
+                        let member = (lowest..=highest).contains(&b);
+                        assert_eq!(
+                            found >> k & 1 == 1,
+                            member,
+                            "{lowest:#x}..={highest:#x}: {b:#x}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     #[should_panic(expected = "eight high nibbles")]
     fn a_set_of_nine_high_nibbles_is_refused() {
@@ -525,10 +628,14 @@ mod tests {
     /// common, over texts long enough for several vector blocks.
     fn set() -> impl Strategy<Value = ByteSet> {
         let values = prop::sample::select(vec![0u8, b'\n', b' ', b'a', 0x7F, 0x80, 0xC3, 0xFF]);
-        (proptest::collection::vec(values, 0..6), 0..4usize).prop_map(|(others, range)| match range
+        (proptest::collection::vec(values, 0..6), 0..5usize).prop_map(|(others, range)| match range
         {
             0 => ByteSet::new(0x80, 0xFF, &[]),
             1 => ByteSet::new(b'a', b'z', &others),
+            // One value: a span of its own when there are no others.
+            2 => others
+                .first()
+                .map_or(ByteSet::new(0x80, 0xBF, &[]), |&b| ByteSet::new(b, b, &[])),
             _ => ByteSet::new(1, 0, &others),
         })
     }

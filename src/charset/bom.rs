@@ -6,18 +6,41 @@
 //! BOM followed by U+0000. All candidates are returned, longest BOM first, so the caller sees
 //! both the best reading and the doubt.
 
+use std::cmp::Reverse;
+use std::sync::LazyLock;
+
 use super::ranking::by_descending_score;
 use super::suspect::{DEFAULT_SUSPECTS, Suspect};
+
+/// Suspects and their BOMs, those that can write U+FEFF.
+type Marks = Vec<(Suspect, Vec<u8>)>;
+
+fn marks_of(suspects: &[Suspect]) -> Marks {
+    suspects
+        .iter()
+        .filter_map(|&suspect| Some((suspect, suspect.byte_order_mark()?)))
+        .collect()
+}
+
+/// The BOMs of the default suspects, which every file a scan reads is asked about: encoded
+/// once, not for each file.
+static DEFAULT_MARKS: LazyLock<Marks> = LazyLock::new(|| marks_of(DEFAULT_SUSPECTS));
 
 /// The suspects whose BOM starts `octets`, longest BOM first (ties in `suspects` order).
 /// Empty if there is none.
 pub fn encoding_from_byte_order_mark(octets: &[u8], suspects: &[Suspect]) -> Vec<Suspect> {
-    let matches = suspects
+    let others: Marks;
+    let marks: &Marks = match suspects == DEFAULT_SUSPECTS {
+        true => &DEFAULT_MARKS,
+        false => {
+            others = marks_of(suspects);
+            &others
+        }
+    };
+    let matches = marks
         .iter()
-        .filter_map(|&suspect| {
-            let bom = suspect.byte_order_mark()?;
-            octets.starts_with(&bom).then_some((suspect, bom.len()))
-        })
+        .filter(|(_, bom)| octets.starts_with(bom))
+        .map(|(suspect, bom)| (*suspect, bom.len()))
         .collect();
     by_descending_score(matches)
 }
@@ -30,17 +53,17 @@ pub fn byte_order_mark_length(octets: &[u8], suspect: Suspect) -> usize {
         .map_or(0, |bom| bom.len())
 }
 
-/// The document's BOM among the default suspects (the longest match), and the body after it.
+/// The document's BOM among the default suspects (the longest match, the first of the
+/// longest as [`encoding_from_byte_order_mark`] ranks them), and the body after it.
 pub(crate) fn split_byte_order_mark(document: &[u8]) -> (Option<Suspect>, &[u8]) {
-    let bom = encoding_from_byte_order_mark(document, DEFAULT_SUSPECTS)
-        .into_iter()
-        .next();
-    let body = bom.map_or(document, |bom| {
-        document
-            .get(byte_order_mark_length(document, bom)..)
-            .unwrap_or_default()
-    });
-    (bom, body)
+    let longest = DEFAULT_MARKS
+        .iter()
+        .filter(|(_, bom)| document.starts_with(bom))
+        .min_by_key(|(_, bom)| Reverse(bom.len()));
+    match longest {
+        Some((suspect, bom)) => (Some(*suspect), &document[bom.len()..]),
+        None => (None, document),
+    }
 }
 
 #[cfg(test)]
@@ -95,5 +118,30 @@ mod tests {
         assert_eq!(byte_order_mark_length(b"\xEF\xBB\xBFx", Suspect::Utf8), 3);
         assert_eq!(byte_order_mark_length(b"x", Suspect::Utf8), 0);
         assert_eq!(byte_order_mark_length(b"x", Suspect::Iso8859_1), 0);
+    }
+
+    /// The split takes the mark the ranking puts first, and its whole length: on every
+    /// prefix of every BOM, and on each BOM followed by another's bytes.
+    #[test]
+    fn split_takes_the_first_ranked_mark() {
+        let marks = marks_of(DEFAULT_SUSPECTS);
+        let mut documents: Vec<Vec<u8>> = vec![b"".to_vec(), b"<x>".to_vec()];
+        for (_, bom) in &marks {
+            for len in 0..=bom.len() {
+                documents.push(bom[..len].to_vec());
+            }
+            for (_, next) in &marks {
+                documents.push([&bom[..], &next[..], b"x"].concat());
+            }
+        }
+        for document in &documents {
+            let first = encoding_from_byte_order_mark(document, DEFAULT_SUSPECTS)
+                .first()
+                .copied();
+            let length = first.map_or(0, |bom| byte_order_mark_length(document, bom));
+            let (bom, body) = split_byte_order_mark(document);
+            assert_eq!(bom, first, "{document:x?}");
+            assert_eq!(body, &document[length..], "{document:x?}");
+        }
     }
 }
