@@ -121,11 +121,16 @@ impl SequenceTable {
     #[inline]
     pub fn record(&mut self, garbled: &[u8], seq: SequenceCount) {
         match ShortKey::new(garbled) {
-            Some(key) => self
-                .short
-                .entry(key)
-                .and_modify(|known| known.count += seq.count)
-                .or_insert(seq),
+            // A lookup, then an insert only for a form not seen before (rare: a text has a
+            // few hundred forms and millions of hits), keeps the hit's path short enough to be
+            // inlined here, which `entry` is not always.
+            Some(key) => match self.short.get_mut(&key) {
+                Some(known) => {
+                    known.count += seq.count;
+                    known
+                }
+                None => self.short.entry(key).or_insert(seq),
+            },
             None => match self.long.get_mut(garbled) {
                 Some(known) => {
                     known.count += seq.count;
