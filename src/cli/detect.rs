@@ -17,16 +17,15 @@ use std::path::Path;
 
 use clap::Args;
 
-use rayon::prelude::*;
-
 use super::Outcome;
-use super::inputs::{FILE_WINDOW, Selection};
+use super::inputs::{Selection, Stopped};
 use crate::Error;
 use crate::charset::{
     DEFAULT_MIN_CONFIDENCE, Declaration, Determination, HttpMessage, KnownEncoding, PolicyOptions,
     Score, determine, determine_http_message, determine_whatwg,
 };
 use crate::engine::Input;
+use crate::engine::walk::Found;
 use crate::report::{self, DetectRecord, DetectTotal, Detected, Failed, Skipped};
 use encoding_rs::Encoding;
 
@@ -95,75 +94,72 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
     // report each.
     let tree = prepared.found.iter().any(|found| found.root.is_some());
     let mut totals = Totals::default();
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    for window in prepared.found.chunks(FILE_WINDOW) {
-        let results: Vec<Result<Option<Determination>, Error>> = prepared.pool.install(|| {
-            window
-                .par_iter()
-                .map(|found| {
-                    prepared.show(&found.input);
-                    let document = read_document(&found.input)?;
-                    let determination = determine_document(args, &document, &options);
-                    let skipped = found.root.is_some()
-                        && prepared.skip_binary
-                        && looks_binary(&document)
-                        && !is_wide_unicode(&determination);
-                    Ok((!skipped).then_some(determination))
-                })
-                .collect()
-        });
-        for (found, result) in window.iter().zip(results) {
-            let name = found.input.display_path().display().to_string();
-            let text = match result {
-                Ok(Some(determination)) => {
-                    outcome.found |= !determination.diagnostics.is_empty();
-                    outcome.undetermined |=
-                        determination.encoding.is_none() || determination.has_errors();
-                    totals.add(&determination);
-                    if args.json {
-                        report::json_line(&DetectRecord::Detect(Detected {
-                            path: name,
-                            determination,
-                        }))
-                    } else if tree {
-                        format!("{}\n", one_line(&name, &determination))
-                    } else {
-                        text_block(&name, &determination)
-                    }
-                }
-                Ok(None) => {
-                    totals.skipped += 1;
-                    if args.json {
-                        report::json_line(&DetectRecord::Skipped(Skipped {
-                            path: name,
-                            reason: "binary".into(),
-                        }))
-                    } else {
-                        format!("{name}: skipped (looks binary; --binary reads it)\n")
-                    }
-                }
-                Err(error) => {
-                    totals.errors += 1;
-                    outcome.error(&error);
-                    if !args.json {
-                        continue;
-                    }
-                    report::json_line(&DetectRecord::Error(Failed {
+    // Standard output is locked for each report, not for the run: reports are written on one
+    // of the pool's threads.
+    let mut out = io::stdout();
+    let determine = |found: &Found| -> Result<Option<Determination>, Error> {
+        let document = read_document(&found.input)?;
+        let determination = determine_document(args, &document, &options);
+        let skipped = found.root.is_some()
+            && prepared.skip_binary
+            && looks_binary(&document)
+            && !is_wide_unicode(&determination);
+        Ok((!skipped).then_some(determination))
+    };
+    let report_one = |found: &Found, result: Result<Option<Determination>, Error>| {
+        let name = found.input.display_path().display().to_string();
+        let text = match result {
+            Ok(Some(determination)) => {
+                outcome.found |= !determination.diagnostics.is_empty();
+                outcome.undetermined |=
+                    determination.encoding.is_none() || determination.has_errors();
+                totals.add(&determination);
+                if args.json {
+                    report::json_line(&DetectRecord::Detect(Detected {
                         path: name,
-                        message: error.to_string(),
+                        determination,
                     }))
+                } else if tree {
+                    format!("{}\n", one_line(&name, &determination))
+                } else {
+                    text_block(&name, &determination)
                 }
-            };
-            if let Err(source) = out.write_all(text.as_bytes()) {
-                outcome.stop_or_report(&Error::Write {
-                    path: "<stdout>".into(),
-                    source,
-                });
-                prepared.finish();
-                return outcome;
             }
+            Ok(None) => {
+                totals.skipped += 1;
+                if args.json {
+                    report::json_line(&DetectRecord::Skipped(Skipped {
+                        path: name,
+                        reason: "binary".into(),
+                    }))
+                } else {
+                    format!("{name}: skipped (looks binary; --binary reads it)\n")
+                }
+            }
+            Err(error) => {
+                totals.errors += 1;
+                outcome.error(&error);
+                if !args.json {
+                    return Ok(());
+                }
+                report::json_line(&DetectRecord::Error(Failed {
+                    path: name,
+                    message: error.to_string(),
+                }))
+            }
+        };
+        if let Err(source) = out.write_all(text.as_bytes()) {
+            outcome.stop_or_report(&Error::Write {
+                path: "<stdout>".into(),
+                source,
+            });
+            return Err(Stopped);
         }
+        Ok(())
+    };
+    if let Err(Stopped) = prepared.each_in_order(determine, report_one) {
+        prepared.finish();
+        return outcome;
     }
     prepared.finish();
     if tree {

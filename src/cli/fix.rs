@@ -17,9 +17,8 @@ use clap::Args;
 use encoding_rs::Encoding;
 
 use crate::charset::{KnownEncoding, OemCodePage};
-use rayon::prelude::*;
 
-use super::inputs::{FILE_WINDOW, Prepared, Selection};
+use super::inputs::{Prepared, Selection, Stopped};
 use super::values::{AuditLevelArg, CharsetArg, FormatArg};
 use super::{Detection, Outcome};
 use crate::Error;
@@ -250,8 +249,8 @@ struct Tally {
 }
 
 impl Tally {
-    /// Fixes every input, a window of them at a time on the pool, and tells what became of
-    /// each, in input order; stops when the output is closed.
+    /// Fixes every input on the pool, and tells what became of each, in input order; stops
+    /// when the output is closed.
     fn fix_all(
         &mut self,
         args: &FixArgs,
@@ -260,40 +259,41 @@ impl Tally {
         outcome: &mut Outcome,
     ) {
         let readings = fixer.readings();
-        for window in prepared.found.chunks(FILE_WINDOW) {
-            let fix = |found| fix_one(args, fixer, prepared, found);
-            let results: Vec<Result<FixOutcome, Error>> = prepared.pool.install(|| {
-                match fixer.audited() {
-                    // The log is one stream, in input order: audited files go one after the other
-                    // (each file's blocks are still scanned on the pool's threads).
-                    true => window.iter().map(fix).collect(),
-                    false => window.par_iter().map(fix).collect(),
+        let fix = |found: &Found| fix_one(args, fixer, found);
+        let mut report_one = |found: &Found, result: Result<FixOutcome, Error>| {
+            let name = found.input.display_path().display().to_string();
+            match result {
+                Ok(FixOutcome::Repaired(repaired)) => {
+                    self.repaired(args, readings, &name, *repaired);
                 }
-            });
-            for (found, result) in window.iter().zip(results) {
-                let name = found.input.display_path().display().to_string();
-                match result {
-                    Ok(FixOutcome::Repaired(repaired)) => {
-                        self.repaired(args, readings, &name, *repaired);
-                    }
-                    Ok(FixOutcome::Transcoded(transcoding)) => {
-                        self.transcoded(args, &name, &transcoding);
-                    }
-                    Ok(FixOutcome::Skipped { why, written }) => {
-                        // Not processed as asked: the exit status says so, and the warning is
-                        // told even with -q, which silences summaries, not warnings.
-                        self.skipped += 1;
-                        outcome.found = true;
-                        eprintln!("{}", skipped_text(&name, &why, written, args.dry_run));
-                    }
-                    Err(error) => {
-                        if outcome.stop_or_report(&error) {
-                            return;
-                        }
+                Ok(FixOutcome::Transcoded(transcoding)) => {
+                    self.transcoded(args, &name, &transcoding);
+                }
+                Ok(FixOutcome::Skipped { why, written }) => {
+                    // Not processed as asked: the exit status says so, and the warning is
+                    // told even with -q, which silences summaries, not warnings.
+                    self.skipped += 1;
+                    outcome.found = true;
+                    eprintln!("{}", skipped_text(&name, &why, written, args.dry_run));
+                }
+                Err(error) => {
+                    if outcome.stop_or_report(&error) {
+                        return Err(Stopped);
                     }
                 }
             }
-        }
+            Ok(())
+        };
+        // The log is one stream, in input order: audited files go one after the other (each
+        // file's blocks are still scanned on the pool's threads).
+        let _stopped = match fixer.audited() {
+            true => prepared.found.iter().try_for_each(|found| {
+                prepared.show(&found.input);
+                let result = prepared.pool.install(|| fix(found));
+                report_one(found, result)
+            }),
+            false => prepared.each_in_order(fix, report_one),
+        };
     }
 
     /// Counts and tells an input repaired (or with nothing to repair).
@@ -457,13 +457,7 @@ fn destination(args: &FixArgs, found: &Found) -> Result<Destination, Error> {
 }
 
 /// Fixes one input into the destination the arguments give it.
-fn fix_one(
-    args: &FixArgs,
-    fixer: &Fixer,
-    prepared: &Prepared,
-    found: &Found,
-) -> Result<FixOutcome, Error> {
-    prepared.show(&found.input);
+fn fix_one(args: &FixArgs, fixer: &Fixer, found: &Found) -> Result<FixOutcome, Error> {
     let backup = args.backup.as_deref();
     match destination(args, found)? {
         Destination::Nowhere => fixer.fix(&found.input, Target::Nowhere),

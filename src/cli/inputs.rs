@@ -14,7 +14,7 @@ use crate::Error;
 use crate::api::Settings;
 use crate::dump::{Definitions, Format};
 use crate::engine::walk::{self, Found, WalkOptions};
-use crate::engine::{EngineOptions, Input, Progress};
+use crate::engine::{self, EngineOptions, Input, Progress};
 use crate::mojibake::RawBytes;
 
 /// Inputs, and how to read them.
@@ -193,13 +193,40 @@ impl Prepared {
             bar.finish_and_clear();
         }
     }
+
+    /// Runs `process` on each input found, on the pool's threads, and gives each result to
+    /// `report` in the walk's order, as soon as it and every one before it are done. The pool
+    /// goes on with the next inputs while one is reported, a few per thread ahead of it (which
+    /// bounds what is held): no thread waits for the report of a batch, or for the slowest
+    /// input of one. `report` stops the run by returning [`Stopped`]: no input is started
+    /// after that, and those under way are finished.
+    pub(crate) fn each_in_order<T: Send>(
+        &self,
+        process: impl Fn(&Found) -> T + Sync,
+        mut report: impl FnMut(&Found, T) -> Result<(), Stopped> + Send,
+    ) -> Result<(), Stopped> {
+        self.pool.install(|| {
+            engine::in_order_in_parallel(
+                &self.found,
+                FILES_AHEAD_PER_THREAD,
+                |found| {
+                    self.show(&found.input);
+                    Ok((found, process(found)))
+                },
+                |(found, result)| report(found, result),
+            )
+        })
+    }
 }
+
+/// Inputs processed ahead of the one being reported, per thread of the pool.
+const FILES_AHEAD_PER_THREAD: usize = 16;
+
+/// [`Prepared::each_in_order`] stopped before the last input: its report said so.
+pub(crate) struct Stopped;
 
 impl Progress for ProgressBar {
     fn advance(&self, bytes: u64) {
         self.inc(bytes);
     }
 }
-
-/// How many files are processed at once before their results are reported, in order.
-pub(crate) const FILE_WINDOW: usize = 64;

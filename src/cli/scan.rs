@@ -3,14 +3,14 @@
 use std::io::{self, Write};
 
 use clap::Args;
-use rayon::prelude::*;
 
-use super::inputs::{FILE_WINDOW, Prepared, Selection};
+use super::inputs::{Prepared, Selection, Stopped};
 use super::values::FormatArg;
 use super::{Detection, Outcome};
 use crate::Error;
 use crate::api::{Inspection, Inspector, Scanned};
 use crate::charset::SurveyRecord;
+use crate::engine::walk::Found;
 use crate::mojibake::Counts;
 use crate::report::{
     self, CountsRecord, Failed, RangeRecord, ScanRecord, ScanTotal, ScannedFile, Skipped,
@@ -74,106 +74,101 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
     let (mut files, mut skipped) = (0u64, 0u64);
     // The input the total's first invalid byte is in: the earliest offset, first on a tie.
     let mut first_invalid_path: Option<String> = None;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    for window in prepared.found.chunks(FILE_WINDOW) {
-        let results: Vec<Result<Inspection, Error>> = prepared.pool.install(|| {
-            window
-                .par_iter()
-                .map(|found| {
-                    prepared.show(&found.input);
-                    inspector.inspect(&found.input)
-                })
-                .collect()
-        });
-        for (found, result) in window.iter().zip(results) {
-            let name = found.input.display_path().display().to_string();
-            let line = match result {
-                Ok(Inspection::Scanned(scanned)) => {
-                    let Scanned {
-                        counts,
-                        survey,
-                        survey_basis,
-                        fix,
-                        dump: tables,
-                    } = *scanned;
-                    files += 1;
-                    outcome.found |= counts.changes() > 0;
-                    let line = if args.json {
-                        report::json_line(&ScanRecord::File(Box::new(ScannedFile {
-                            path: name.clone(),
-                            counts: CountsRecord::new(readings, &counts, args.top),
-                            encoding: SurveyRecord { survey, fix },
-                            dump: tables.as_ref().map(|tables| tables.record(readings)),
-                            range: args.range.as_ref().map(|range| RangeRecord {
-                                start: range.start,
-                                end: range.end,
-                                file_bytes: std::fs::metadata(found.input.display_path())
-                                    .ok()
-                                    .map(|meta| meta.len()),
-                                survey_basis: Some(survey_basis),
-                            }),
-                        })))
-                    } else {
-                        let mut text = report::counts_text(readings, &name, &counts, args.top);
-                        for diagnostic in &survey.diagnostics {
-                            text += &format!("  {}\n", diagnostic.message);
-                        }
-                        if let Some(fix) = &fix {
-                            text += &format!("  {fix}\n");
-                        }
-                        if let Some(tables) = &tables {
-                            text += &tables.text(readings, false);
-                            if let Some(refusal) = tables.refusal_warning(None, false) {
-                                text += &format!("  warning: {refusal}\n");
-                            }
-                        }
-                        text
-                    };
-                    if let Some(offset) = counts.first_invalid_offset
-                        && total
-                            .first_invalid_offset
-                            .is_none_or(|first| offset < first)
-                    {
-                        first_invalid_path = Some(name.clone());
+    // Standard output is locked for each line, not for the run: lines are reported on one of
+    // the pool's threads.
+    let mut out = io::stdout();
+    let report_one = |found: &Found, result: Result<Inspection, Error>| {
+        let name = found.input.display_path().display().to_string();
+        let line = match result {
+            Ok(Inspection::Scanned(scanned)) => {
+                let Scanned {
+                    counts,
+                    survey,
+                    survey_basis,
+                    fix,
+                    dump: tables,
+                } = *scanned;
+                files += 1;
+                outcome.found |= counts.changes() > 0;
+                let line = if args.json {
+                    report::json_line(&ScanRecord::File(Box::new(ScannedFile {
+                        path: name.clone(),
+                        counts: CountsRecord::new(readings, &counts, args.top),
+                        encoding: SurveyRecord { survey, fix },
+                        dump: tables.as_ref().map(|tables| tables.record(readings)),
+                        range: args.range.as_ref().map(|range| RangeRecord {
+                            start: range.start,
+                            end: range.end,
+                            file_bytes: std::fs::metadata(found.input.display_path())
+                                .ok()
+                                .map(|meta| meta.len()),
+                            survey_basis: Some(survey_basis),
+                        }),
+                    })))
+                } else {
+                    let mut text = report::counts_text(readings, &name, &counts, args.top);
+                    for diagnostic in &survey.diagnostics {
+                        text += &format!("  {}\n", diagnostic.message);
                     }
-                    total.merge(counts);
-                    line
-                }
-                Ok(Inspection::SkippedBinary) => {
-                    skipped += 1;
-                    if args.json {
-                        report::json_line(&ScanRecord::Skipped(Skipped {
-                            path: name,
-                            reason: "binary".into(),
-                        }))
-                    } else {
-                        format!("{name}: skipped (looks binary; --binary scans it)\n")
+                    if let Some(fix) = &fix {
+                        text += &format!("  {fix}\n");
                     }
-                }
-                Err(error) => {
-                    outcome.error(&error);
-                    if !args.json {
-                        continue;
+                    if let Some(tables) = &tables {
+                        text += &tables.text(readings, false);
+                        if let Some(refusal) = tables.refusal_warning(None, false) {
+                            text += &format!("  warning: {refusal}\n");
+                        }
                     }
-                    report::json_line(&ScanRecord::Error(Failed {
-                        path: name,
-                        message: error.to_string(),
-                    }))
+                    text
+                };
+                if let Some(offset) = counts.first_invalid_offset
+                    && total
+                        .first_invalid_offset
+                        .is_none_or(|first| offset < first)
+                {
+                    first_invalid_path = Some(name.clone());
                 }
-            };
-            let line = if args.json {
+                total.merge(counts);
                 line
-            } else {
-                super::color::scan_text(&line)
-            };
-            if let Err(source) = out.write_all(line.as_bytes()) {
-                let path = "<stdout>".into();
-                outcome.stop_or_report(&Error::Write { path, source });
-                prepared.finish();
-                return outcome;
             }
+            Ok(Inspection::SkippedBinary) => {
+                skipped += 1;
+                if args.json {
+                    report::json_line(&ScanRecord::Skipped(Skipped {
+                        path: name,
+                        reason: "binary".into(),
+                    }))
+                } else {
+                    format!("{name}: skipped (looks binary; --binary scans it)\n")
+                }
+            }
+            Err(error) => {
+                outcome.error(&error);
+                if !args.json {
+                    return Ok(());
+                }
+                report::json_line(&ScanRecord::Error(Failed {
+                    path: name,
+                    message: error.to_string(),
+                }))
+            }
+        };
+        let line = if args.json {
+            line
+        } else {
+            super::color::scan_text(&line)
+        };
+        if let Err(source) = out.write_all(line.as_bytes()) {
+            let path = "<stdout>".into();
+            outcome.stop_or_report(&Error::Write { path, source });
+            return Err(Stopped);
         }
+        Ok(())
+    };
+    let inspect = |found: &Found| inspector.inspect(&found.input);
+    if let Err(Stopped) = prepared.each_in_order(inspect, report_one) {
+        prepared.finish();
+        return outcome;
     }
     prepared.finish();
     let line = if args.json {

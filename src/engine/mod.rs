@@ -376,15 +376,15 @@ fn flow_of(stopped: &Cell<bool>) -> ControlFlow<()> {
 /// (writing, merging) goes on while the pool processes the next items: no barrier between the
 /// two. After an error nothing more is started; it is returned once the items under way are
 /// done.
-pub(crate) fn in_order_in_parallel<I: Send, T: Send>(
+pub(crate) fn in_order_in_parallel<I: Send, T: Send, E: Send>(
     items: impl IntoIterator<Item = I>,
     per_thread: usize,
-    process: impl Fn(I) -> Result<T, Error> + Sync,
-    mut consume: impl FnMut(T) -> Result<(), Error>,
-) -> Result<(), Error> {
+    process: impl Fn(I) -> Result<T, E> + Sync,
+    mut consume: impl FnMut(T) -> Result<(), E>,
+) -> Result<(), E> {
     let ahead = per_thread.max(1) * rayon::current_num_threads().max(1);
-    type Outcome<T> = std::thread::Result<Result<T, Error>>;
-    let (finished, results) = mpsc::channel::<(usize, Outcome<T>)>();
+    type Outcome<T, E> = std::thread::Result<Result<T, E>>;
+    let (finished, results) = mpsc::channel::<(usize, Outcome<T, E>)>();
     let process = &process;
     let mut items = items.into_iter().fuse();
     rayon::in_place_scope(|scope| {
