@@ -43,7 +43,7 @@ use bstr::ByteSlice;
 use super::classes::{CharClass, SYMBOLS_AFTER_NO_LETTER, Script, class_of, script_of};
 use super::codepage::{ALL, CodePage, ReadingMask, Readings, ReadingsError};
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char};
-use super::plausibility::{Evidence, Strictness, Verdict};
+use super::plausibility::{Evidence, Strictness, Verdict, WORD_INTERNAL_PUNCTUATION};
 use super::scanner::{Run, Scanner, Sink, Utf8};
 
 /// Whether `ch`, repaired under a page other than the Western pair, is text a writer writes.
@@ -115,10 +115,7 @@ fn is_ordinary_repair(input: &[u8], run: &Run<'_>) -> bool {
     // every language with a Mac OS Roman (Ewe alone writes it), and that page's garbled form
     // of lead byte `C4`, the first half of Latin Extended-A (`ievƒìlƒìt` for `ievēlēt`).
     let garbled_text = &input[run.span.clone()];
-    let mut garbled = garbled_text.chars().map(script_of);
-    let first = garbled.next().flatten();
-    let one_script = first.filter(|&first| garbled.all(|s| s == Some(first)));
-    if let Some(script) = one_script
+    if let Some(script) = word_piece_script(garbled_text)
         && !garbled_text.contains_str("ƒ")
         && [before, after]
             .iter()
@@ -134,6 +131,42 @@ fn is_ordinary_repair(input: &[u8], run: &Run<'_>) -> bool {
         }
         _ => true,
     }
+}
+
+/// Quotes and brackets that open a word, written right before its first letter.
+const OPENING: [char; 5] = ['«', '“', '‘', '„', '‹'];
+/// Quotes and brackets that close a word, written right after its last letter.
+const CLOSING: [char; 5] = ['»', '”', '’', '‛', '›'];
+
+/// The script of `garbled` when it reads as a piece of a word of one script, as words are
+/// written: letters of that script, the punctuation words hold between two letters (the
+/// apostrophe of Ukrainian `з’єднання` and `пам’ять`, a hyphen), and a quote that closes the
+/// word after them (`полі»`) or opens it before them. Correct text of a page's own script is
+/// full of such pieces that the page reads as one garbled character (`з’є` through
+/// Windows-1251 is U+7487).
+fn word_piece_script(garbled: &[u8]) -> Option<Script> {
+    let text = std::str::from_utf8(garbled).ok()?;
+    let letters = text.trim_start_matches(OPENING).trim_end_matches(CLOSING);
+    let mut script = None;
+    let mut previous_is_letter = false;
+    let mut chars = letters.chars().peekable();
+    while let Some(c) = chars.next() {
+        if WORD_INTERNAL_PUNCTUATION.contains(&c) {
+            let next_is_letter = chars.peek().is_some_and(|&next| script_of(next).is_some());
+            if !(previous_is_letter && next_is_letter) {
+                return None;
+            }
+            previous_is_letter = false;
+            continue;
+        }
+        let this = script_of(c)?;
+        if script.is_some_and(|known| known != this) {
+            return None;
+        }
+        script = Some(this);
+        previous_is_letter = true;
+    }
+    script
 }
 
 /// Whether the garbled letters put a capital inside a word that is not in capitals: after a
@@ -412,7 +445,7 @@ impl Scanner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mojibake::codepage::garble;
+    use crate::mojibake::codepage::{WINDOWS_1251, garble};
     use crate::mojibake::repair;
     use proptest::prelude::*;
 
@@ -506,7 +539,6 @@ mod tests {
     #[test]
     fn bytes_that_are_not_utf8_are_read_alike_whichever_reading_is_chosen() {
         use crate::mojibake::RawBytes;
-        use crate::mojibake::codepage::WINDOWS_1251;
         // Russian garbled through Windows-1251 chooses that page; the raw `\xE9` beside it is
         // still Windows-1252's `é` by default, kept with `keep`, and `й` only when asked.
         let mut input = "Привет: РџСЂРёРІРµС‚, ".as_bytes().to_vec();
@@ -581,6 +613,45 @@ mod tests {
             assert_eq!(fixed(&scanner, text), text);
             assert_eq!(scanner.readings_for(text.as_bytes()), ["latin1", "cp1252"]);
         }
+    }
+
+    /// Words as Ukrainian writes them, with an apostrophe inside and a closing guillemet
+    /// after, which Windows-1251 reads as garbled characters (`з’є` as U+7487, `лі»` as
+    /// U+BCFB): the text keeps the Western reading and is left as it is. Garbled, the same
+    /// text is still read through Windows-1251.
+    #[test]
+    fn words_with_apostrophes_and_quotes_are_no_garbled_pieces() {
+        let scanner = Scanner::choosing_any(Strictness::Balanced);
+        let quoted = "натисніть «Далі», щоб продовжити, або «Скасувати»\nкнопка «Далі»\n";
+        assert_eq!(fixed(&scanner, quoted), quoted);
+        assert_eq!(
+            scanner.readings_for(quoted.as_bytes()),
+            ["latin1", "cp1252"]
+        );
+        let text = "Не вдалося під’єднати %s до %s\nАдресу не пов’язано з об’єктом\n\
+                    у полі «era» є некоректною\nз’єднання, пам’ять, м’ясо\n";
+        assert_eq!(fixed(&scanner, text), text);
+        assert_eq!(scanner.readings_for(text.as_bytes()), ["latin1", "cp1252"]);
+        let garbled = garble(text.as_bytes(), |_| &WINDOWS_1251);
+        let garbled = garbled.expect("Windows-1251 gives every byte of the text");
+        assert_eq!(scanner.readings_for(garbled.as_bytes()), ["cp1251"]);
+    }
+
+    #[test]
+    fn word_pieces_are_letters_of_one_script_as_words_hold_them() {
+        let script = |text: &str| word_piece_script(text.as_bytes());
+        assert_eq!(script("з’є"), Some(Script::Cyrillic));
+        assert_eq!(script("лі»"), Some(Script::Cyrillic));
+        assert_eq!(script("«Зі"), Some(Script::Cyrillic));
+        assert_eq!(script("Рё"), Some(Script::Cyrillic));
+        // Punctuation words hold only between two letters; other symbols make no word.
+        assert_eq!(script("Р·"), None);
+        assert_eq!(script("’є"), None);
+        assert_eq!(script("вЂ™"), None);
+        assert_eq!(script("»Ü"), None);
+        // Letters of two scripts are no piece of one word.
+        assert_eq!(script("Ã©"), None);
+        assert_eq!(script("ΑЄ"), None);
     }
 
     #[test]

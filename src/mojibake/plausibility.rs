@@ -357,7 +357,7 @@ impl RunView<'_> {
 
 /// Punctuation that correct text does put between two letters of one word: apostrophes,
 /// hyphens, the soft hyphen and the Catalan middle dot.
-const WORD_INTERNAL_PUNCTUATION: [char; 6] = ['\'', '’', 'ʼ', '-', '\u{ad}', '·'];
+pub(super) const WORD_INTERNAL_PUNCTUATION: [char; 6] = ['\'', '’', 'ʼ', '-', '\u{ad}', '·'];
 
 /// The apostrophes among them.
 const APOSTROPHES: [char; 3] = ['\'', '’', 'ʼ'];
