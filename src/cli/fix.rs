@@ -285,7 +285,8 @@ impl Tally {
             Ok(())
         };
         // The log is one stream, in input order: audited files go one after the other (each
-        // file's blocks are still scanned on the pool's threads).
+        // file's blocks are still scanned on the pool's threads). A stop is in `outcome`
+        // already.
         let _stopped = match fixer.audited() {
             true => prepared.found.iter().try_for_each(|found| {
                 prepared.show(&found.input);
