@@ -133,9 +133,9 @@ fn is_ordinary_repair(input: &[u8], run: &Run<'_>) -> bool {
     }
 }
 
-/// Quotes and brackets that open a word, written right before its first letter.
+/// Quotes that open a word, written right before its first letter.
 const OPENING: [char; 5] = ['«', '“', '‘', '„', '‹'];
-/// Quotes and brackets that close a word, written right after its last letter.
+/// Quotes that close a word, written right after its last letter.
 const CLOSING: [char; 5] = ['»', '”', '’', '‛', '›'];
 
 /// The script of `garbled` when it reads as a piece of a word of one script, as words are
