@@ -12,13 +12,13 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 
 use clap::Args;
 
 use super::Outcome;
-use super::inputs::{Selection, Stopped};
+use super::inputs::{Selection, Stopped, report_output};
 use crate::Error;
 use crate::charset::{
     DEFAULT_MIN_CONFIDENCE, Declaration, Determination, HttpMessage, KnownEncoding, PolicyOptions,
@@ -94,9 +94,7 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
     // report each.
     let tree = prepared.found.iter().any(|found| found.root.is_some());
     let mut totals = Totals::default();
-    // Standard output is locked for each report, not for the run: reports are written on one
-    // of the pool's threads.
-    let mut out = io::stdout();
+    let mut out = report_output();
     let determine = |found: &Found| -> Result<Option<Determination>, Error> {
         let document = read_document(&found.input)?;
         let determination = determine_document(args, &document, &options);
@@ -458,7 +456,7 @@ mod tests {
     fn reading_is_bounded() {
         let exact = read_bounded(&b"abc"[..], Path::new("x"), 3);
         assert_eq!(exact.ok().as_deref(), Some(&b"abc"[..]));
-        let error = read_bounded(io::repeat(b'a'), Path::new("big.html"), 1000)
+        let error = read_bounded(std::io::repeat(b'a'), Path::new("big.html"), 1000)
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();

@@ -2,7 +2,7 @@
 //! they are read (memory map or not, threads, the schema of dumps that hold only data) and
 //! whether progress is shown.
 
-use std::io::IsTerminal;
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -221,6 +221,19 @@ impl Prepared {
 
 /// Inputs processed ahead of the one being reported, per thread of the pool.
 const FILES_AHEAD_PER_THREAD: usize = 16;
+
+/// Standard output for the reports of [`Prepared::each_in_order`]: a line at a time on a
+/// terminal, where each is shown as it comes; into a pipe or a file, in blocks, so that a tree
+/// of small files is not a `write` per file (as `grep` and `ripgrep` do). Sendable: reports
+/// are written on one of the pool's threads. Flushed when dropped, errors ignored then: flush
+/// it to see them.
+pub(crate) fn report_output() -> Box<dyn Write + Send> {
+    let stdout = std::io::stdout();
+    match stdout.is_terminal() {
+        true => Box::new(stdout),
+        false => Box::new(BufWriter::with_capacity(64 * 1024, stdout)),
+    }
+}
 
 /// [`Prepared::each_in_order`] stopped before the last input: its report said so.
 pub(crate) struct Stopped;

@@ -1,10 +1,10 @@
 //! `undouble scan`: counts double-encoded text per input and in total; changes nothing.
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use clap::Args;
 
-use super::inputs::{Prepared, Selection, Stopped};
+use super::inputs::{Prepared, Selection, Stopped, report_output};
 use super::values::FormatArg;
 use super::{Detection, Outcome};
 use crate::Error;
@@ -74,9 +74,7 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
     let (mut files, mut skipped) = (0u64, 0u64);
     // The input the total's first invalid byte is in: the earliest offset, first on a tie.
     let mut first_invalid_path: Option<String> = None;
-    // Standard output is locked for each line, not for the run: lines are reported on one of
-    // the pool's threads.
-    let mut out = io::stdout();
+    let mut out = report_output();
     let report_one = |found: &Found, result: Result<Inspection, Error>| {
         let name = found.input.display_path().display().to_string();
         let line = match result {
