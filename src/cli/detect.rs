@@ -136,6 +136,8 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
             }
             Err(error) => {
                 totals.errors += 1;
+                // The reports before it first, so that a log of both outputs keeps the order.
+                let _ = out.flush();
                 outcome.error(&error);
                 if !args.json {
                     return Ok(());

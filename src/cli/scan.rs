@@ -141,6 +141,8 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                 }
             }
             Err(error) => {
+                // The lines before it first, so that a log of both outputs keeps the order.
+                let _ = out.flush();
                 outcome.error(&error);
                 if !args.json {
                     return Ok(());
