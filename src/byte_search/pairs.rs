@@ -220,6 +220,28 @@ impl<'a> Pairs<'a> {
         found
     }
 
+    /// The next block of the vector test from `next` on, with `before` tested as given.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2, and `next + BLOCK <= vector_end`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    unsafe fn vector_block<B: avx2::Members>(&self, before: B) -> Option<Block> {
+        // SAFETY: `next >= 1` always, and `vector_end` is at most `haystack.len()`, less
+        // than it when `two` is given; the rest the caller promised.
+        unsafe {
+            avx2::next_block(
+                before,
+                self.at,
+                self.two,
+                self.haystack,
+                self.next,
+                self.vector_end,
+            )
+        }
+    }
+
     /// The same search without the vector test: what other CPUs run, and the tests' oracle.
     #[cfg(test)]
     pub(crate) fn portable(mut self) -> Self {
@@ -247,22 +269,10 @@ impl Iterator for Pairs<'_> {
                 // test.
                 let found = unsafe {
                     match self.before.span {
-                        Some((lowest, highest)) => avx2::next_block(
-                            avx2::Span::of(lowest, highest),
-                            self.at,
-                            self.two,
-                            self.haystack,
-                            self.next,
-                            self.vector_end,
-                        ),
-                        None => avx2::next_block(
-                            avx2::Tables::of(self.before),
-                            self.at,
-                            self.two,
-                            self.haystack,
-                            self.next,
-                            self.vector_end,
-                        ),
+                        Some((lowest, highest)) => {
+                            self.vector_block(avx2::Span::of(lowest, highest))
+                        }
+                        None => self.vector_block(avx2::Tables::of(self.before)),
                     }
                 };
                 match found {
