@@ -154,14 +154,14 @@ fn walk_dir(root: &Path, options: &WalkOptions) -> Result<(Vec<PathBuf>, Vec<Err
                 .as_deref()
                 .is_some_and(|suffix| is_backup_of_sibling(entry.path(), suffix))
         })
-        .sort_by_file_name(|a, b| a.cmp(b))
         .build();
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for entry in walker {
         match entry {
             Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
-                files.push(entry.into_path());
+                let path = entry.into_path();
+                files.push((walk_order_key(&path), path));
             }
             Ok(_) => {}
             Err(error) => errors.push(Error::Walk {
@@ -170,7 +170,24 @@ fn walk_dir(root: &Path, options: &WalkOptions) -> Result<(Vec<PathBuf>, Vec<Err
             }),
         }
     }
-    Ok((files, errors))
+    // One sort of the whole list gives the order of a walk that sorts each directory by name
+    // (files only, so no path is a prefix of another by components), without the walker's
+    // comparisons, which find both file names again in their paths at every step.
+    files.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
+    Ok((files.into_iter().map(|(_, path)| path).collect(), errors))
+}
+
+/// A key whose byte order is the order of paths by components: the separator becomes the one
+/// byte no file name holds, so that a name ends before any longer name it begins (`a/x` before
+/// `a.txt`, as `a` sorts before `a.txt`).
+fn walk_order_key(path: &Path) -> Vec<u8> {
+    let mut key = path.as_os_str().as_encoded_bytes().to_vec();
+    for byte in &mut key {
+        if *byte == b'/' {
+            *byte = 0;
+        }
+    }
+    key
 }
 
 #[cfg(test)]
@@ -222,6 +239,44 @@ mod tests {
         };
         let (found, _) = expand(&args, &globbed);
         assert_eq!(names(&found), ["a.txt"]);
+    }
+
+    /// The files under `dir`, each directory's entries taken in the order of their names.
+    fn sorted_walk(dir: &Path, into: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .expect("read_dir")
+            .map(|entry| entry.expect("entry").path())
+            .collect();
+        entries.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+        for path in entries {
+            if path.is_dir() {
+                sorted_walk(&path, into);
+            } else {
+                into.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn one_sort_gives_the_order_of_a_walk_sorted_directory_by_directory() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        // Names that a separator compared as `/` would put in another order: `-`, ` ` and `.`
+        // sort before `/`, and `a` must still come before `a.txt` and `a-b`.
+        for name in [
+            "a.txt", "a/x", "a/b/c", "a/b.d", "a/b-/e", "a b/y", "a-/z", "ab", "A", "a0/q", "é/1",
+            "e/2", "a/b/c d", "a/b/cc",
+        ] {
+            let path = root.join(name);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, b"x").expect("write");
+        }
+        let mut expected = Vec::new();
+        sorted_walk(root, &mut expected);
+        let (found, errors) = expand(&[root.to_path_buf()], &WalkOptions::default());
+        assert!(errors.is_empty());
+        let found: Vec<PathBuf> = found.into_iter().map(|f| f.input.display_path()).collect();
+        assert_eq!(found, expected);
     }
 
     #[test]
