@@ -1,5 +1,5 @@
 //! A file truncated while `scan`, `fix -o` or `fix --in-place` reads it (memory-mapped, the
-//! default): at many moments of the run, with one thread and two, and, when none of those fell
+//! default; and standard input redirected from a file, mapped too): at many moments of the run, with one thread and two, and, when none of those fell
 //! while the file was read (a loaded machine), at moments sought between the last that came too
 //! early and the first that came too late, until one does. The run never dies by a
 //! signal; it either finished before the truncation, or says the file changed while being read
@@ -247,50 +247,49 @@ fn truncated_at_many_moments(command: Command, threads: &str) {
     if command != Command::FixTo {
         args.push(path_str(&other));
     }
-    // The whole run, untouched, as long as this machine takes now.
+    let seen =
+        truncated_during(|delay| truncated_after(command, &args, work.path(), delay, &expected));
+    assert!(
+        seen.iter().any(|&(_, moment)| moment == Moment::During),
+        "no truncation was seen while the file was read: {seen:?}"
+    );
+}
+
+/// Runs `run` untouched (`None`: truncated once it has ended), then truncated at moments
+/// spread over the whole run and a little past it, then, until one truncation falls while the
+/// input is read, at moments sought between the last that came too early and the first that
+/// came too late (on a loaded machine the reading can fall between two of the first ones).
+/// Gives every moment tried and when the truncation came.
+fn truncated_during(mut run: impl FnMut(Option<Duration>) -> Moment) -> Vec<(Duration, Moment)> {
     let started = Instant::now();
-    let untouched = truncated_after(command, &args, work.path(), None, &expected);
+    assert_eq!(run(None), Moment::After);
     let took = started.elapsed();
-    assert_eq!(untouched, Moment::After);
-    // Moments spread over the whole run and a little past it.
-    let mut moments = Vec::new();
-    for step in 0..MOMENTS {
-        let delay = took * step / (MOMENTS - 2);
-        moments.push((
-            delay,
-            truncated_after(command, &args, work.path(), Some(delay), &expected),
-        ));
-    }
-    // On a loaded machine the run's reading can fall between two of those moments: look for it
-    // between the last moment that came too early and the first that came too late.
-    let mut early = Duration::ZERO;
-    let mut late = took;
-    for &(delay, moment) in &moments {
+    let (mut early, mut late) = (Duration::ZERO, took);
+    let mut seen = Vec::new();
+    let mut tries = 0;
+    for step in 0.. {
+        let delay = match step < MOMENTS {
+            true => took * step / (MOMENTS - 2),
+            _ if seen.iter().any(|&(_, moment)| moment == Moment::During) || tries >= 40 => {
+                break;
+            }
+            false => {
+                tries += 1;
+                if late <= early {
+                    late = early + took / 4;
+                }
+                (early + late) / 2
+            }
+        };
+        let moment = run(Some(delay));
         match moment {
             Moment::Before => early = early.max(delay),
             Moment::After => late = late.min(delay),
             Moment::During => {}
         }
+        seen.push((delay, moment));
     }
-    let mut tries = 0;
-    while !moments.iter().any(|&(_, moment)| moment == Moment::During) && tries < 40 {
-        tries += 1;
-        if late <= early {
-            late = early + took / 4;
-        }
-        let delay = (early + late) / 2;
-        let moment = truncated_after(command, &args, work.path(), Some(delay), &expected);
-        match moment {
-            Moment::Before => early = delay,
-            Moment::After => late = delay,
-            Moment::During => {}
-        }
-        moments.push((delay, moment));
-    }
-    assert!(
-        moments.iter().any(|&(_, moment)| moment == Moment::During),
-        "no truncation was seen while the file was read: {moments:?}"
-    );
+    seen
 }
 
 #[test]
@@ -321,4 +320,69 @@ fn fix_in_place_one_thread() {
 #[test]
 fn fix_in_place_two_threads() {
     truncated_at_many_moments(Command::FixInPlace, "2");
+}
+
+/// Standard input redirected from a file (`scan < big.txt`) is mapped as the file is: truncated
+/// while it is read, the run never dies by a signal, and either finishes with the whole
+/// file's count or the cut one's, or says that `-` changed while being read.
+#[test]
+fn standard_input_from_a_file_truncated_while_read() {
+    let work = tempfile::tempdir().unwrap();
+    let big = work.path().join("big.txt");
+    let original = input_text(24);
+    let cut = cut_point(&original);
+    let whole_count = scan_line(work.path(), &original);
+    let cut_count = scan_line(work.path(), &original[..cut]);
+    // The counts only: the name differs (`-` here).
+    let count_of = |line: &str| line["big.txt:".len()..].to_owned();
+    let (whole_count, cut_count) = (count_of(&whole_count), count_of(&cut_count));
+    let run = |delay: Option<Duration>| -> Moment {
+        fs::write(&big, &original).unwrap();
+        let child = undouble()
+            .args(["scan", "-j", "2"])
+            .stdin(fs::File::open(&big).unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        if let Some(delay) = delay {
+            std::thread::sleep(delay);
+        }
+        let truncate = || {
+            let file = fs::File::options().write(true).open(&big).unwrap();
+            file.set_len(cut as u64).unwrap();
+        };
+        let output = match delay {
+            Some(_) => {
+                truncate();
+                child.wait_with_output().unwrap()
+            }
+            None => {
+                let output = child.wait_with_output().unwrap();
+                truncate();
+                output
+            }
+        };
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let context = format!("truncated after {delay:?}: {output:?}");
+        assert_eq!(output.status.signal(), None, "{context}");
+        match output.status.code() {
+            Some(2) => {
+                assert!(
+                    stderr.contains("-: changed while being read ("),
+                    "{context}"
+                );
+                Moment::During
+            }
+            Some(1) if stdout.contains(&format!("-:{whole_count}")) => Moment::After,
+            Some(1) if stdout.contains(&format!("-:{cut_count}")) => Moment::Before,
+            _ => panic!("neither the whole file's count nor the cut one's: {context}"),
+        }
+    };
+    let seen = truncated_during(run);
+    assert!(
+        seen.iter().any(|&(_, moment)| moment == Moment::During),
+        "no truncation was seen while standard input was read: {seen:?}"
+    );
 }

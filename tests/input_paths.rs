@@ -1,6 +1,7 @@
 //! One invariant for every way an input can arrive: the bytes written and the report are the
-//! same whether the input is a file (mapped or read), standard input, `-`, a FIFO path (what
-//! `<(zcat dump.sql.gz)` gives) or `/dev/stdin`, with one thread or two. Checked on every file
+//! same whether the input is a file (mapped or read), standard input (a pipe, or the file
+//! itself: `< file`), `-`, a FIFO path (what `<(zcat dump.sql.gz)` gives) or `/dev/stdin`,
+//! with one thread or two. Checked on every file
 //! of `corpus/` and on generated inputs that exercise every decision made from an input's head:
 //! MySQL and PostgreSQL dumps with binary columns, a legacy Windows-1252 file, a UTF-16 file and
 //! a binary file.
@@ -20,15 +21,18 @@ enum Way {
     Mapped,
     NoMmap,
     Stdin,
+    /// Standard input redirected from the file itself (`< file`).
+    StdinFile,
     Dash,
     Fifo,
     DevStdin,
 }
 
-const WAYS: [Way; 6] = [
+const WAYS: [Way; 7] = [
     Way::Mapped,
     Way::NoMmap,
     Way::Stdin,
+    Way::StdinFile,
     Way::Dash,
     Way::Fifo,
     Way::DevStdin,
@@ -67,7 +71,7 @@ fn run_as(way: Way, args: &[&str], file: &Path, bytes: &[u8]) -> Seen {
             command.arg("--no-mmap");
             (path_str(file).to_owned(), false, false)
         }
-        Way::Stdin => ("-".to_owned(), true, false),
+        Way::Stdin | Way::StdinFile => ("-".to_owned(), true, false),
         Way::Dash => ("-".to_owned(), true, false),
         Way::Fifo => {
             let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
@@ -81,19 +85,20 @@ fn run_as(way: Way, args: &[&str], file: &Path, bytes: &[u8]) -> Seen {
         Way::Dash => command.arg("-"),
         Way::Fifo => command.arg(&fifo),
         Way::DevStdin => command.arg("/dev/stdin"),
-        Way::Stdin => &mut command,
+        Way::Stdin | Way::StdinFile => &mut command,
     };
     command
-        .stdin(if feed_stdin {
-            Stdio::piped()
-        } else {
-            Stdio::null()
+        .stdin(match way {
+            Way::StdinFile => Stdio::from(std::fs::File::open(file).expect("the input opens")),
+            _ if feed_stdin => Stdio::piped(),
+            _ => Stdio::null(),
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = command.spawn().expect("the binary runs");
     let content = bytes.to_vec();
     let writer = match (feed_stdin, feed_fifo) {
+        _ if matches!(way, Way::StdinFile) => std::thread::spawn(|| {}),
         (true, _) => {
             let mut pipe = child.stdin.take().expect("stdin is piped");
             // The reader may stop early (a binary input is skipped after its head): a broken
@@ -294,6 +299,66 @@ fn a_binary_file() {
         bytes.extend("cafÃ© \0\x01\x02".as_bytes());
     }
     check("image.bin", &bytes);
+}
+
+/// Text longer than one block (8 MiB), some lines garbled: a file of it is mapped, and so is
+/// standard input redirected from it; a pipe of it is read.
+fn longer_than_a_block() -> Vec<u8> {
+    let lines = [
+        "Grüße aus Köln: ein schöner Tag, 5 € pro Person.\n",
+        "Gr\u{C3}\u{BC}\u{C3}\u{9F}e aus K\u{C3}\u{B6}ln, l\u{E2}\u{20AC}\u{2122}\u{E2}t\u{C3}\u{A9}.\n",
+        "Привет, мир! Ça va très bien, merci.\n",
+        "\u{D0}\u{9F}\u{D1}\u{20AC}\u{D0}\u{B8}\u{D0}\u{B2}\u{D0}\u{B5}\u{D1}\u{201A}\n",
+    ];
+    let mut bytes = Vec::new();
+    let mut k = 0;
+    while bytes.len() <= 9 << 20 {
+        bytes.extend(lines[k % lines.len()].as_bytes());
+        k += 1;
+    }
+    bytes
+}
+
+#[test]
+fn an_input_longer_than_a_block() {
+    check("long.txt", &longer_than_a_block());
+}
+
+/// Standard input redirected from a file is read from where its offset stands, as a pipe of
+/// the rest would be, and is left at its end, as reading it through leaves it: the next
+/// reader of the same standard input finds nothing left.
+#[test]
+fn standard_input_from_a_file_starts_at_its_offset_and_is_left_at_its_end() {
+    use std::io::{Seek, SeekFrom};
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("long.txt");
+    let bytes = longer_than_a_block();
+    std::fs::write(&path, &bytes).expect("written");
+    let len = bytes.len() as u64;
+    for (from, args) in [
+        (0, &["fix", "-j2"][..]),
+        (0, &["scan", "--json", "-j2"]),
+        (1_000_003, &["fix", "-j2"]),
+        (1_000_003, &["scan", "--json", "-j1"]),
+    ] {
+        let mut file = std::fs::File::open(&path).expect("opens");
+        file.seek(SeekFrom::Start(from)).expect("seeks");
+        let shared = file
+            .try_clone()
+            .expect("a second descriptor of the same file");
+        let seen = undouble()
+            .args(args)
+            .stdin(Stdio::from(file))
+            .output()
+            .expect("the binary runs");
+        let piped = run_with_stdin(args, &bytes[from as usize..]);
+        let what = format!("{args:?} from {from}");
+        assert_eq!(seen.status.code(), piped.status.code(), "{what}");
+        assert!(seen.stdout == piped.stdout, "{what}: the same output");
+        let mut shared = shared;
+        let left_at = shared.stream_position().expect("the offset");
+        assert_eq!(left_at, len, "{what}: left at the end");
+    }
 }
 
 /// Runs `command` to its end, or fails the test after `seconds`: an input that never ends

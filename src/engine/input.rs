@@ -152,6 +152,8 @@ struct State {
     ended: bool,
     /// The pass over the whole stream has started: it cannot be read again.
     taken: bool,
+    /// Standard input when it is a regular file read from its start (`< dump.sql`).
+    regular_file: Option<File>,
 }
 
 impl Stream {
@@ -232,6 +234,29 @@ impl Stream {
         Ok(Some(Arc::clone(&state.head)))
     }
 
+    /// Standard input redirected from a regular file longer than `min_len`, from the file's
+    /// start, when nothing has passed over it yet: the pass can map it as the file it is
+    /// instead of reading it through. The stream is taken, as [`Stream::read_once`] takes it;
+    /// the file's offset is where the head's reads left it.
+    pub(crate) fn take_regular_file(&self, min_len: u64) -> Result<Option<(File, u64)>, Error> {
+        let mut state = self.state()?;
+        self.open(&mut state)?;
+        let Some(file) = state.regular_file.as_ref().filter(|_| !state.taken) else {
+            return Ok(None);
+        };
+        let error = |source| Error::Open {
+            path: self.name(),
+            source,
+        };
+        let len = file.metadata().map_err(error)?.len();
+        if len <= min_len {
+            return Ok(None);
+        }
+        let file = file.try_clone().map_err(error)?;
+        state.taken = true;
+        Ok(Some((file, len)))
+    }
+
     /// The whole stream, from its first byte: the kept head, then the rest. A stream is read
     /// whole once; a second pass is an error naming it.
     pub(crate) fn read_once(&self) -> Result<Box<dyn Read + Send>, Error> {
@@ -264,7 +289,15 @@ impl Stream {
             source,
         };
         let (file, reader): (File, Box<dyn Read + Send>) = match &self.0.source {
-            StreamSource::Stdin => (stdin_file().map_err(open_error)?, Box::new(io::stdin())),
+            StreamSource::Stdin => {
+                let mut file = stdin_file().map_err(open_error)?;
+                let from_start = (file.metadata().map_err(open_error)?).is_file()
+                    && io::Seek::stream_position(&mut file).map_err(open_error)? == 0;
+                if from_start {
+                    state.regular_file = Some(file.try_clone().map_err(open_error)?);
+                }
+                (file, Box::new(io::stdin()))
+            }
             StreamSource::Path(path) => {
                 let file = File::open(path).map_err(open_error)?;
                 let read = file.try_clone().map_err(open_error)?;

@@ -50,10 +50,25 @@ impl Input {
             Input::Stream(stream) => {
                 // Bytes already held (a small file read once for its head) are scanned where
                 // they are, not copied into blocks.
-                return Ok(match stream.held()? {
-                    Some(bytes) => Source::Held(bytes),
-                    None => Source::Reader(stream.read_once()?),
-                });
+                if let Some(bytes) = stream.held()? {
+                    return Ok(Source::Held(bytes));
+                }
+                // Standard input redirected from a file (`< dump.sql`) is that file: mapped,
+                // its blocks go to the pool as a named file's do, instead of being read one
+                // after the other.
+                if mmap && let Some((file, len)) = stream.take_regular_file(block_size as u64)? {
+                    let name = stream.name();
+                    let source = map_file(file, len, &name)?;
+                    if let Source::Map { file, .. } = &source {
+                        // Left at the end, where reading it through would leave it, for what
+                        // reads standard input after this run.
+                        let mut file = file;
+                        io::Seek::seek(&mut file, io::SeekFrom::Start(len))
+                            .map_err(|source| Error::Open { path: name, source })?;
+                    }
+                    return Ok(source);
+                }
+                return Ok(Source::Reader(stream.read_once()?));
             }
             Input::File(path) => path,
         };
@@ -73,24 +88,36 @@ impl Input {
                 len,
             });
         }
-        // SAFETY: the map is only ever read. If another process changes the file while it is
-        // mapped, the bytes we read may mix old and new content (what a concurrent `read`
-        // would also give). If it truncates the file, touching a page past the new end raises
-        // SIGBUS: the guard below turns that into zeros and a mark on the map, which every
-        // block checks before what was computed from it is used (see `for_each_block`).
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(open_error)?;
-        let Ok(map) = GuardedMap::new(map) else {
-            // Unguarded, a truncation would kill the process: the file is read instead.
-            let len = metadata.len();
-            return Ok(Source::Sized {
-                reader: Box::new(file),
-                len,
-            });
-        };
-        // Only a hint to the kernel's read-ahead: failing to give it changes nothing.
-        let _ = map.map().advise(memmap2::Advice::Sequential);
-        Ok(Source::Map { map, file })
+        map_file(file, metadata.len(), path)
     }
+}
+
+/// Maps `file`, a regular file of `len` bytes named `path`; reads it from its start instead
+/// when the map cannot be guarded.
+fn map_file(file: File, len: u64, path: &Path) -> Result<Source, Error> {
+    let open_error = |source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    // SAFETY: the map is only ever read. If another process changes the file while it is
+    // mapped, the bytes we read may mix old and new content (what a concurrent `read` would
+    // also give). If it truncates the file, touching a page past the new end raises SIGBUS:
+    // the guard below turns that into zeros and a mark on the map, which every block checks
+    // before what was computed from it is used (see `for_each_block`).
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(open_error)?;
+    let Ok(map) = GuardedMap::new(map) else {
+        // Unguarded, a truncation would kill the process: the file is read instead, from its
+        // start (standard input's head may have been read from it already).
+        let mut file = file;
+        io::Seek::rewind(&mut file).map_err(open_error)?;
+        return Ok(Source::Sized {
+            reader: Box::new(file),
+            len,
+        });
+    };
+    // Only a hint to the kernel's read-ahead: failing to give it changes nothing.
+    let _ = map.map().advise(memmap2::Advice::Sequential);
+    Ok(Source::Map { map, file })
 }
 
 /// Told how much of the inputs is done, as it is: what a progress bar needs, without the
