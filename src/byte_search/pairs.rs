@@ -137,6 +137,51 @@ impl TwoByteChars {
     }
 }
 
+/// A set of non-ASCII characters, looked for where one starts right after another non-ASCII
+/// character: where the second character of a garbled form may stand (one that some code
+/// page gives to a continuation byte, right after one it gives to a lead byte). The reading
+/// choice bounds what each page could explain by it, and the scan of a page with no vector
+/// test of its own finds where a run may start by it.
+#[derive(Clone, Debug)]
+pub(crate) struct CharsAfterNonAscii {
+    /// The first bytes of the characters longer than two bytes.
+    longer_firsts: ByteSet,
+    /// The two-byte characters.
+    two: TwoByteChars,
+}
+
+/// The last byte of every non-ASCII character.
+const CONTINUATION_BYTES: ByteSet = ByteSet::new(0x80, 0xBF, &[]);
+
+impl CharsAfterNonAscii {
+    /// The set of `chars` (ASCII ones are left out: none follows a garbled lead).
+    pub(crate) fn new(chars: impl IntoIterator<Item = char>) -> CharsAfterNonAscii {
+        let (mut firsts, mut twos) = (Vec::new(), Vec::new());
+        let mut utf8 = [0u8; 4];
+        for ch in chars {
+            match *ch.encode_utf8(&mut utf8).as_bytes() {
+                [first, second] => twos.push((first, second)),
+                [first, _, ..] => firsts.push(first),
+                _ => {}
+            }
+        }
+        firsts.sort_unstable();
+        firsts.dedup();
+        CharsAfterNonAscii {
+            longer_firsts: ByteSet::new(1, 0, &firsts),
+            two: TwoByteChars::new(twos),
+        }
+    }
+
+    /// The positions in `range` of `haystack`, in order, where one of the characters may
+    /// start right after a byte `80..BF` (the last byte of a non-ASCII character): every
+    /// position where one does, and a few where none does (a two-byte character is told by
+    /// the eighth of `80..BF` its second byte is in, a longer one by its first byte).
+    pub(crate) fn positions<'a>(&'a self, haystack: &'a [u8], range: Range<usize>) -> Pairs<'a> {
+        pairs(&CONTINUATION_BYTES, &self.longer_firsts, haystack, range).or_two_byte(&self.two)
+    }
+}
+
 /// The positions `p` in `range` of `haystack`, after its first, where `haystack[p - 1]` is in
 /// `before` and `haystack[p]` in `at`, in order.
 pub(crate) fn pairs<'a>(

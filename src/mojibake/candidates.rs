@@ -16,12 +16,22 @@
 //! three bytes are tested 32 positions at a time; elsewhere `memchr` finds the first bytes and
 //! the tables confirm them. Both give the same answers.
 //!
+//! The sets of the other pages are not small: under Windows-1251 every Cyrillic letter stands
+//! for a lead byte, and in correct Russian or Ukrainian text almost every letter is followed
+//! by the first byte of another, which the sets cannot tell from one standing for a
+//! continuation byte. For them the search goes the other way: to the characters that stand for
+//! a continuation byte right after a non-ASCII character ([`CharsAfterNonAscii`], a vector
+//! search of byte pairs), then back to the character before, which the tables confirm. A
+//! letter followed by a letter is then passed over at vector speed; the positions found are
+//! those of the search by first bytes where a continuation character follows.
+//!
 //! The filter is exact in one direction: every position where [`super::matcher::match_at`]
 //! or `controls::control_at` succeeds is a candidate (tested on every character the
 //! readings produce). A candidate may still fail to match.
 
 use super::codepage::{Readings, is_lead_byte};
 use crate::byte_search::has_avx2;
+use crate::byte_search::pairs::CharsAfterNonAscii;
 
 /// The bit of [`CandidateFilter::roles`] for a byte that may start a sequence, may be its
 /// second byte, or may be its third.
@@ -41,6 +51,9 @@ pub struct CandidateFilter {
     firsts: Firsts,
     /// The sets as vector tests, when they are small enough and the CPU has AVX2.
     vector: Option<VectorSets>,
+    /// The characters that stand for a continuation byte, searched for first where there is
+    /// no vector test and no control to find.
+    continuations: Option<CharsAfterNonAscii>,
 }
 
 /// Where a walk through one buffer is: the block of positions the vector test looked at last,
@@ -126,18 +139,23 @@ impl CandidateFilter {
             _ => Firsts::Many,
         };
         let vector = VectorSets::of(&roles, controls).filter(|_| has_avx2());
+        let continuations = (vector.is_none() && !controls)
+            .then(|| CharsAfterNonAscii::new(continuations.iter().copied()));
         CandidateFilter {
             roles,
             firsts,
             vector,
+            continuations,
         }
     }
 
-    /// The same filter without the vector test: what other CPUs run, and the tests' oracle.
+    /// The same filter searching by first bytes alone, without the vector test: what other
+    /// CPUs run for the Western pages, and the tests' oracle.
     #[cfg(test)]
     fn portable(&self) -> CandidateFilter {
         CandidateFilter {
             vector: None,
+            continuations: None,
             ..self.clone()
         }
     }
@@ -199,7 +217,31 @@ impl CandidateFilter {
             }
         }
         let _ = search;
-        self.find_portable(haystack, from)
+        match &self.continuations {
+            Some(continuations) => self.find_before_continuation(continuations, haystack, from),
+            None => self.find_portable(haystack, from),
+        }
+    }
+
+    /// The first candidate at or after `from` that a character in `continuations` follows:
+    /// found from that character, as the module says.
+    fn find_before_continuation(
+        &self,
+        continuations: &CharsAfterNonAscii,
+        haystack: &[u8],
+        from: usize,
+    ) -> Option<usize> {
+        continuations
+            .positions(haystack, from..haystack.len())
+            .find_map(|second| {
+                // The character before: its first byte is the last one before `second` that
+                // is no continuation byte, at most three back (a longer piece of continuation
+                // bytes is no character, and no match ends in it).
+                let first = (second.saturating_sub(4).max(from)..second)
+                    .rev()
+                    .find(|&k| haystack[k] & 0xC0 != 0x80)?;
+                self.is_candidate(haystack, first).then_some(first)
+            })
     }
 
     fn find_portable(&self, haystack: &[u8], mut from: usize) -> Option<usize> {
@@ -334,7 +376,7 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mojibake::codepage::{LATIN1, WINDOWS_1252};
+    use crate::mojibake::codepage::{ALL, LATIN1, WINDOWS_1252};
     use crate::mojibake::controls::control_at;
     use crate::mojibake::matcher::match_at;
 
@@ -417,6 +459,112 @@ mod tests {
                             None => break,
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// Every page alone (the other readings' scanners), through the search from the
+    /// continuation characters: every pair of a character the page gives to a lead byte and
+    /// one it gives to a continuation byte (then nothing, ASCII, or another such character) is
+    /// found where it starts.
+    #[test]
+    fn every_match_of_every_page_is_found() {
+        for page in ALL {
+            let readings = Readings::new(&[page]).unwrap();
+            let filter = CandidateFilter::new(&readings, false);
+            let (leads, continuations): (Vec<char>, Vec<char>) = {
+                let entries: Vec<_> = readings.entries().collect();
+                let of = |keep: fn(u8) -> bool| -> Vec<char> {
+                    entries
+                        .iter()
+                        .filter(|(_, o)| keep(o.byte))
+                        .map(|&(c, _)| c)
+                        .collect()
+                };
+                (of(is_lead_byte), of(|b| (0x80..=0xBF).contains(&b)))
+            };
+            let mut text = String::new();
+            for &a in &leads {
+                for &b in &continuations {
+                    for tail in ["", "a", "\u{80}", "\u{a9}", "€"] {
+                        text.clear();
+                        text.push('x');
+                        text.push(a);
+                        text.push(b);
+                        text.push_str(tail);
+                        let bytes = text.as_bytes();
+                        if match_at(&readings, bytes, 1).is_some() {
+                            assert_eq!(
+                                filter.find(bytes, 0),
+                                Some(1),
+                                "{}: {text:?} matches but is not found",
+                                page.name
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// For every page alone, on text dense in its characters (valid or cut), walked as a scan
+    /// walks it: the search from the continuation characters finds candidates the search by
+    /// first bytes finds, and among them every one where a match starts.
+    #[test]
+    fn the_search_from_continuations_finds_every_match_the_first_bytes_find() {
+        let mut state = 0x2545_f491_u32;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as usize % n
+        };
+        for page in ALL {
+            let readings = Readings::new(&[page]).unwrap();
+            let filter = CandidateFilter::new(&readings, false);
+            let by_firsts = filter.portable();
+            let chars: Vec<char> = readings.entries().map(|(c, _)| c).collect();
+            let mut pieces: Vec<Vec<u8>> = chars.iter().map(|c| c.to_string().into()).collect();
+            pieces.extend(
+                [
+                    &b" "[..],
+                    b"a",
+                    b"\n",
+                    b"\xC3",
+                    b"\x80",
+                    b"\xD0",
+                    b"\xE2\x80",
+                ]
+                .map(Vec::from),
+            );
+            for len in [0, 1, 5, 30, 100, 300] {
+                for _ in 0..40 {
+                    let text: Vec<u8> = (0..len)
+                        .flat_map(|_| pieces[next(pieces.len())].clone())
+                        .collect();
+                    let matches = |found: &dyn Fn(usize) -> Option<usize>| {
+                        let (mut from, mut all, mut matched) = (0, Vec::new(), Vec::new());
+                        while let Some(at) = found(from) {
+                            all.push(at);
+                            match match_at(&readings, &text, at) {
+                                Some(m) => {
+                                    matched.push(at);
+                                    from = at + m.len;
+                                }
+                                None => from = at + 1,
+                            }
+                        }
+                        (all, matched)
+                    };
+                    let (found, matched) = matches(&|from| filter.find(&text, from));
+                    let (candidates, expected) = matches(&|from| by_firsts.find(&text, from));
+                    assert_eq!(matched, expected, "{}: {text:02X?}", page.name);
+                    assert!(
+                        found.iter().all(|at| candidates.contains(at)),
+                        "{}: {text:02X?}",
+                        page.name
+                    );
                 }
             }
         }

@@ -20,7 +20,7 @@
 
 use bstr::ByteSlice;
 
-use crate::byte_search::pairs::{ByteSet, TwoByteChars, pairs};
+use crate::byte_search::pairs::CharsAfterNonAscii;
 
 use super::codepage::{MAX_PAGES, Readings, is_lead_byte};
 use super::controls::control_at;
@@ -54,16 +54,10 @@ pub(crate) struct Bounds {
     longer_firsts: [bool; 256],
     /// The scanners that read C1 controls back.
     controls: u16,
-    /// The non-ASCII characters that stand for a continuation byte under some reading, where
-    /// a match may end its first character: the first bytes of the longer ones, and the
-    /// two-byte ones (as [`pairs`] narrows them).
-    continuation_firsts: ByteSet,
-    two_byte_continuations: TwoByteChars,
+    /// The non-ASCII characters that stand for a continuation byte under some reading: where
+    /// a match may end its first character.
+    continuations: CharsAfterNonAscii,
 }
-
-/// The last byte of every non-ASCII character: what comes right before a match's second
-/// character.
-const CONTINUATION_BYTES: ByteSet = ByteSet::new(0x80, 0xBF, &[]);
 
 impl Bounds {
     /// The table for `scanners` (at most [`MAX_PAGES`]; the rest are never bounded, and so
@@ -74,8 +68,7 @@ impl Bounds {
             longer: Vec::new(),
             longer_firsts: [false; 256],
             controls: 0,
-            continuation_firsts: ByteSet::new(1, 0, &[]),
-            two_byte_continuations: TwoByteChars::default(),
+            continuations: CharsAfterNonAscii::new([]),
         };
         let mut utf8 = [0u8; 4];
         for (bit, scanner) in scanners.iter().enumerate().take(MAX_PAGES) {
@@ -106,20 +99,14 @@ impl Bounds {
         for (ch, _) in &bounds.longer {
             bounds.longer_firsts[usize::from(ch.encode_utf8(&mut utf8).as_bytes()[0])] = true;
         }
-        bounds.two_byte_continuations = TwoByteChars::new(
-            (0..bounds.two.len())
-                .filter(|&i| bounds.two[i].continuations != 0)
-                .map(|i| (0xC2 + (i / 64) as u8, 0x80 + (i % 64) as u8)),
-        );
-        // Lead bytes of longer characters (`E0..F4`): two high nibbles, as a byte set allows.
-        let mut firsts = Vec::new();
-        for (ch, roles) in &bounds.longer {
-            if roles.continuations != 0 {
-                firsts.push(ch.encode_utf8(&mut utf8).as_bytes()[0]);
-            }
-        }
-        firsts.retain(|&b| b >= 0xE0);
-        bounds.continuation_firsts = ByteSet::new(1, 0, &firsts);
+        // The two-byte character at `two_index(lead, next)` is U+0080 on from index 0.
+        let two_byte = (0..bounds.two.len())
+            .filter(|&i| bounds.two[i].continuations != 0)
+            .filter_map(|i| char::from_u32(0x80 + i as u32));
+        let longer = (bounds.longer.iter())
+            .filter(|(_, roles)| roles.continuations != 0)
+            .map(|&(ch, _)| ch);
+        bounds.continuations = CharsAfterNonAscii::new(two_byte.chain(longer));
         bounds
     }
 
@@ -208,19 +195,12 @@ impl Bounds {
 
     /// Tallies the matches of `window`, valid UTF-8, where they may be: at the characters
     /// that stand for a continuation byte under some reading right after another non-ASCII
-    /// character, found as pairs of bytes ([`pairs`]), so that text with no such pair
+    /// character, found as pairs of bytes ([`CharsAfterNonAscii`]), so that text with no such pair
     /// (correct text of most scripts, most of the time) is not walked character by
     /// character. The same matches, in the same order, as [`Bounds::tally_chars`] finds.
     fn tally_pairs<F: MayCount>(&self, tally: &mut Tally<'_, F>) {
         let window = tally.window;
-        let ends = pairs(
-            &CONTINUATION_BYTES,
-            &self.continuation_firsts,
-            window,
-            0..window.len(),
-        )
-        .or_two_byte(&self.two_byte_continuations);
-        for at in ends {
+        for at in self.continuations.positions(window, 0..window.len()) {
             let continuations = self.roles_at(&window[at..]).continuations;
             if continuations == 0 {
                 continue;
