@@ -20,7 +20,7 @@
 //! for a lead byte, and in correct Russian or Ukrainian text almost every letter is followed
 //! by the first byte of another, which the sets cannot tell from one standing for a
 //! continuation byte. For them the search goes the other way: to the characters that stand for
-//! a continuation byte right after a non-ASCII character ([`CharsAfterNonAscii`], a vector
+//! a continuation byte right after a non-ASCII character (`CharsAfterNonAscii`, a vector
 //! search of byte pairs), then back to the character before, which the tables confirm. A
 //! letter followed by a letter is then passed over at vector speed; the positions found are
 //! those of the search by first bytes where a continuation character follows.
@@ -30,6 +30,7 @@
 //! readings produce). A candidate may still fail to match.
 
 use super::codepage::{Readings, is_lead_byte};
+use super::matcher::start_of_char_before;
 use crate::byte_search::has_avx2;
 use crate::byte_search::pairs::CharsAfterNonAscii;
 
@@ -234,12 +235,7 @@ impl CandidateFilter {
         continuations
             .positions(haystack, from..haystack.len())
             .find_map(|second| {
-                // The character before: its first byte is the last one before `second` that
-                // is no continuation byte, at most three back (a longer piece of continuation
-                // bytes is no character, and no match ends in it).
-                let first = (second.saturating_sub(4).max(from)..second)
-                    .rev()
-                    .find(|&k| haystack[k] & 0xC0 != 0x80)?;
+                let first = start_of_char_before(haystack, second, from)?;
                 self.is_candidate(haystack, first).then_some(first)
             })
     }

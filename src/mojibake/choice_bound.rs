@@ -24,7 +24,7 @@ use crate::byte_search::pairs::CharsAfterNonAscii;
 
 use super::codepage::{MAX_PAGES, Readings, is_lead_byte};
 use super::controls::control_at;
-use super::matcher::{DoubleEncodedMatch, match_at};
+use super::matcher::{DoubleEncodedMatch, match_at, start_of_char_before};
 use super::scanner::{Scanner, Utf8};
 
 /// The readings (as bits: bit `k` is the `k`-th scanner given to [`Bounds::new`]) under which
@@ -205,12 +205,7 @@ impl Bounds {
             if continuations == 0 {
                 continue;
             }
-            // The character before: valid UTF-8, so its first byte is the last one before
-            // `at` that is no continuation byte, at most three back.
-            let Some(previous_at) = (at.saturating_sub(4)..at)
-                .rev()
-                .find(|&k| window[k] & 0xC0 != 0x80)
-            else {
+            let Some(previous_at) = start_of_char_before(window, at, 0) else {
                 continue;
             };
             let starts = self.roles_at(&window[previous_at..]).leads & continuations;

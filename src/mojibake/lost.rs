@@ -29,7 +29,7 @@ use std::ops::Range;
 use super::classes::{CharClass, class_of};
 use super::codepage::{ReadingMask, Readings, is_lead_byte};
 use super::lost_slots::{REPLACEMENT, lost_slots};
-use super::matcher::decode_last_char;
+use super::matcher::{decode_last_char, start_of_char_before};
 
 /// What stood in the lost byte's slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -181,12 +181,8 @@ pub fn find_lost(
 ) -> Option<(usize, LostMatch)> {
     let start = range.start;
     for slot in lost_slots(input, range) {
-        // The last character before the slot: its first byte is the last that is no
-        // continuation byte, at most three back.
-        let Some(last) = (slot.saturating_sub(4).max(start)..slot)
-            .rev()
-            .find(|&k| input[k] & 0xC0 != 0x80)
-        else {
+        // The last character before the slot.
+        let Some(last) = start_of_char_before(input, slot, start) else {
             continue;
         };
         if readings.origin_at(&input[last..slot]).is_none() {

@@ -75,6 +75,17 @@ pub fn decode_char(bytes: &[u8]) -> Option<(char, usize)> {
     }
 }
 
+/// Where the character that ends right before `at` starts: the last byte before `at` that is
+/// no continuation byte, at most four back and no earlier than `floor`. In well-formed UTF-8
+/// that is the character's first byte; `None` when the bytes before `at` are continuation
+/// bytes only (no character of them ends there, so no match does).
+#[inline]
+pub(crate) fn start_of_char_before(bytes: &[u8], at: usize, floor: usize) -> Option<usize> {
+    (at.saturating_sub(4).max(floor)..at)
+        .rev()
+        .find(|&k| bytes[k] & 0xC0 != 0x80)
+}
+
 /// Decodes the UTF-8 character that ends just before `bytes.len()`, if there is a valid one.
 #[inline]
 pub fn decode_last_char(bytes: &[u8]) -> Option<char> {
@@ -240,6 +251,22 @@ fn cesu8_pair(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_character_before_starts_at_its_first_byte() {
+        let text = "aé€😀".as_bytes();
+        let starts: Vec<Option<usize>> = (1..=text.len())
+            .map(|at| start_of_char_before(text, at, 0))
+            .collect();
+        // After each byte: the start of the character that byte belongs to.
+        let expected = [0, 1, 1, 3, 3, 3, 6, 6, 6, 6].map(Some);
+        assert_eq!(starts, expected);
+        // No earlier than the floor; continuation bytes alone start nothing.
+        assert_eq!(start_of_char_before(text, 6, 4), None);
+        assert_eq!(start_of_char_before(b"\x80\x80\x80\x80\x80", 5, 0), None);
+        assert_eq!(start_of_char_before(b"a\x80\x80\x80\x80", 5, 0), None);
+        assert_eq!(start_of_char_before(b"a\x80\x80\x80", 4, 0), Some(0));
+    }
 
     fn one(text: &[u8]) -> Option<(char, usize, &'static str)> {
         let readings = Readings::western();
