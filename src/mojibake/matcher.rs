@@ -81,9 +81,11 @@ pub fn decode_char(bytes: &[u8]) -> Option<(char, usize)> {
 /// bytes only (no character of them ends there, so no match does).
 #[inline]
 pub(crate) fn start_of_char_before(bytes: &[u8], at: usize, floor: usize) -> Option<usize> {
-    (at.saturating_sub(4).max(floor)..at)
-        .rev()
-        .find(|&k| bytes[k] & 0xC0 != 0x80)
+    let from = at.saturating_sub(4).max(floor);
+    let before = bytes.get(from..at)?;
+    (before.iter())
+        .rposition(|&b| b & 0xC0 != 0x80)
+        .map(|k| from + k)
 }
 
 /// Decodes the UTF-8 character that ends just before `bytes.len()`, if there is a valid one.
