@@ -141,19 +141,7 @@ fn truncated_after(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // No delay: truncated once the run has ended.
-    let output = match delay {
-        Some(delay) => {
-            std::thread::sleep(delay);
-            truncate();
-            child.wait_with_output().unwrap()
-        }
-        None => {
-            let output = child.wait_with_output().unwrap();
-            truncate();
-            output
-        }
-    };
+    let output = truncated_while_running(child, delay, truncate);
     let (stdout, stderr) = (
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr),
@@ -255,6 +243,27 @@ fn truncated_at_many_moments(command: Command, threads: &str) {
     );
 }
 
+/// Waits for `child`, calling `truncate` `delay` from now, or once the child has ended
+/// (`None`).
+fn truncated_while_running(
+    child: std::process::Child,
+    delay: Option<Duration>,
+    truncate: impl Fn(),
+) -> std::process::Output {
+    match delay {
+        Some(delay) => {
+            std::thread::sleep(delay);
+            truncate();
+            child.wait_with_output().unwrap()
+        }
+        None => {
+            let output = child.wait_with_output().unwrap();
+            truncate();
+            output
+        }
+    }
+}
+
 /// Runs `run` untouched (`None`: truncated once it has ended), then truncated at moments
 /// spread over the whole run and a little past it, then, until one truncation falls while the
 /// input is read, at moments sought between the last that came too early and the first that
@@ -345,24 +354,11 @@ fn standard_input_from_a_file_truncated_while_read() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        if let Some(delay) = delay {
-            std::thread::sleep(delay);
-        }
         let truncate = || {
             let file = fs::File::options().write(true).open(&big).unwrap();
             file.set_len(cut as u64).unwrap();
         };
-        let output = match delay {
-            Some(_) => {
-                truncate();
-                child.wait_with_output().unwrap()
-            }
-            None => {
-                let output = child.wait_with_output().unwrap();
-                truncate();
-                output
-            }
-        };
+        let output = truncated_while_running(child, delay, truncate);
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
         let context = format!("truncated after {delay:?}: {output:?}");
