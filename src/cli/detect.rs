@@ -26,7 +26,7 @@ use crate::charset::{
 };
 use crate::engine::Input;
 use crate::engine::walk::Found;
-use crate::report::{self, DetectRecord, DetectTotal, Detected, Failed, Skipped};
+use crate::report::{self, DetectRecord, DetectTotal, Detected, Skipped};
 use encoding_rs::Encoding;
 
 /// The largest document `detect` reads: 256 MiB (268,435,456 bytes).
@@ -136,16 +136,10 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
             }
             Err(error) => {
                 totals.errors += 1;
-                // The reports before it first, so that a log of both outputs keeps the order.
-                let _ = out.flush();
-                outcome.error(&error);
-                if !args.json {
-                    return Ok(());
+                match outcome.input_failed(&mut out, name, &error, args.json) {
+                    Some(failed) => report::json_line(&DetectRecord::Error(failed)),
+                    None => return Ok(()),
                 }
-                report::json_line(&DetectRecord::Error(Failed {
-                    path: name,
-                    message: error.to_string(),
-                }))
             }
         };
         if let Err(source) = out.write_all(text.as_bytes()) {

@@ -20,6 +20,7 @@ mod scan;
 mod undo;
 mod values;
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -336,6 +337,24 @@ impl Outcome {
         let mut outcome = Outcome::default();
         outcome.error(error);
         outcome
+    }
+
+    /// Tells `error`, met on the input named `name`, once the reports written before it are
+    /// out (so that a log of both outputs keeps the inputs' order); gives its record when the
+    /// reports are JSON, for the caller to write in the input's place.
+    pub(crate) fn input_failed(
+        &mut self,
+        out: &mut dyn Write,
+        name: String,
+        error: &Error,
+        json: bool,
+    ) -> Option<crate::report::Failed> {
+        let _ = out.flush();
+        self.error(error);
+        json.then(|| crate::report::Failed {
+            path: name,
+            message: error.to_string(),
+        })
     }
 
     pub(crate) fn error(&mut self, error: &Error) {

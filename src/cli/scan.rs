@@ -12,9 +12,7 @@ use crate::api::{Inspection, Inspector, Scanned};
 use crate::charset::SurveyRecord;
 use crate::engine::walk::Found;
 use crate::mojibake::Counts;
-use crate::report::{
-    self, CountsRecord, Failed, RangeRecord, ScanRecord, ScanTotal, ScannedFile, Skipped,
-};
+use crate::report::{self, CountsRecord, RangeRecord, ScanRecord, ScanTotal, ScannedFile, Skipped};
 
 #[derive(Args, Clone, Debug)]
 #[command(mut_arg("quiet", |arg| arg.help(QUIET_HELP)))]
@@ -140,18 +138,10 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                     format!("{name}: skipped (looks binary; --binary scans it)\n")
                 }
             }
-            Err(error) => {
-                // The lines before it first, so that a log of both outputs keeps the order.
-                let _ = out.flush();
-                outcome.error(&error);
-                if !args.json {
-                    return Ok(());
-                }
-                report::json_line(&ScanRecord::Error(Failed {
-                    path: name,
-                    message: error.to_string(),
-                }))
-            }
+            Err(error) => match outcome.input_failed(&mut out, name, &error, args.json) {
+                Some(failed) => report::json_line(&ScanRecord::Error(failed)),
+                None => return Ok(()),
+            },
         };
         let line = if args.json {
             line
