@@ -31,7 +31,7 @@
 //! `labels.rs`); MySQL's `utf8` is UTF-8 limited to three bytes a character (`utf8mb3`) but
 //! UTF-8 all the same; `binary` and `SQL_ASCII` are no encoding at all.
 
-use crate::byte_search::pairs::{ByteSet, pairs};
+use crate::byte_search::pairs::{ANY_BYTE, Bigrams, ByteSet, bigrams_after};
 use memchr::memchr;
 use serde::{Deserialize, Serialize};
 
@@ -246,13 +246,10 @@ pub fn looks_like_sql(head: &[u8]) -> bool {
     // at once; a line that starts with `SET` is what a connection declaration needs, and
     // only then are the declarations read.
     let mut sets = false;
-    // The first line has no newline before it: its first byte is looked at here; the pair
+    // The first line has no newline before it: its first bytes are looked at here; the
     // search has looked at every other line's.
-    let first_line = body
-        .first()
-        .is_some_and(|&first| may_open_statement(first))
-        .then_some(0);
-    let line_starts = pairs(&NEWLINE, &STATEMENT_OPENERS, body, 0..body.len());
+    let first_line = may_open_statement(body).then_some(0);
+    let line_starts = bigrams_after(&NEWLINE, &STATEMENT_OPENINGS, body, 0..body.len());
     for start in first_line.into_iter().chain(line_starts) {
         let rest = &body[start..];
         if !may_start_statement(rest) {
@@ -280,16 +277,28 @@ pub fn looks_like_sql(head: &[u8]) -> bool {
         .any(|declaration| declaration.place.kind.is_connection())
 }
 
-/// The bytes a line can start with where it starts with what [`looks_like_sql`] looks for:
-/// white space or a version comment before it, or `CREATE`, `INSERT`, `COPY` or `SET` in any
-/// case.
-const STATEMENT_OPENERS: ByteSet = ByteSet::new(1, 0, b"\t\x0C\r /CcIiSs");
+/// The first two bytes of a line that can start with what [`looks_like_sql`] looks for: white
+/// space or a version comment before it, or the first two letters of `CREATE`, `COPY`,
+/// `INSERT` or `SET` in any case. Two bytes, not one: in a text, a line in ten starts with
+/// `c`, `i` or `s`.
+const STATEMENT_OPENINGS: Bigrams = Bigrams::new(&[
+    (b"\t\x0C\r", &ANY_BYTE),
+    (b" /", &ANY_BYTE),
+    (b"cC", b"rR"),
+    (b"cC", b"oO"),
+    (b"iI", b"nN"),
+    (b"sS", b"eE"),
+]);
 const NEWLINE: ByteSet = ByteSet::new(b'\n', b'\n', &[]);
 
-/// Whether a line that starts with `first` can start with what [`looks_like_sql`] looks for.
+/// Whether `line`, from its first byte on, can start with what [`looks_like_sql`] looks for,
+/// by its first two bytes.
 #[inline]
-fn may_open_statement(first: u8) -> bool {
-    STATEMENT_OPENERS.contains(first)
+fn may_open_statement(line: &[u8]) -> bool {
+    match *line {
+        [first, second, ..] => STATEMENT_OPENINGS.holds(first, second),
+        _ => false,
+    }
 }
 
 /// Whether `rest`, from a line's first byte on, can start with what [`looks_like_sql`] looks
