@@ -2,6 +2,8 @@
 //! double-encoded text it holds, its declared and actual encoding, what a fix would make of it,
 //! and for a SQL dump its tables and columns. Nothing is written.
 
+use std::sync::Arc;
+
 use super::{Settings, dump_options, settings_setters};
 use crate::charset::{Confidence, FileFacts, Survey, SurveyBasis};
 use crate::dump::{self, DumpReport};
@@ -19,6 +21,8 @@ const SURVEY_LIMIT: usize = engine::blocks::BLOCK_SIZE;
 /// open and one read per file. At least what those two look at.
 const SMALL_FILE: usize = 64 << 10;
 const _: () = assert!(SMALL_FILE >= engine::SNIFF_LIMIT && SMALL_FILE >= dump::HEADER_LIMIT);
+// A small file is all of its survey's head.
+const _: () = assert!(SMALL_FILE <= SURVEY_LIMIT);
 
 /// What became of one input.
 #[derive(Debug)]
@@ -112,9 +116,13 @@ impl Inspector {
         let dialect = dump::dialect_in(&head, self.settings.format);
         let whole;
         let small = input.is_file() && head.len() < SMALL_FILE;
+        // A small file's bytes, shared by its scan and its survey rather than copied.
+        let mut held = None;
         let input = match small && dialect.is_none() && self.settings.range.is_none() {
             true => {
-                whole = Input::in_memory(input.display_path(), head);
+                let bytes = Arc::new(head);
+                whole = Input::in_memory(input.display_path(), Arc::clone(&bytes));
+                held = Some(bytes);
                 &whole
             }
             false => input,
@@ -142,11 +150,22 @@ impl Inspector {
                     Some(_) if !input.is_stdin() => Some(dump::classify(input, &options)?),
                     _ => None,
                 };
-                (counts, head, Some(tables), kind)
+                (counts, Arc::new(head), Some(tables), kind)
             }
             None => {
-                let (counts, head) =
-                    engine::scan_input_keeping_head(&self.scanner, input, engine, SURVEY_LIMIT)?;
+                let (counts, head) = match held {
+                    // All of it: shorter than the survey's limit.
+                    Some(bytes) => (engine::scan_input(&self.scanner, input, engine)?, bytes),
+                    None => {
+                        let (counts, head) = engine::scan_input_keeping_head(
+                            &self.scanner,
+                            input,
+                            engine,
+                            SURVEY_LIMIT,
+                        )?;
+                        (counts, Arc::new(head))
+                    }
+                };
                 let (head, kind) = match (&self.settings.range, counts.first_invalid_offset) {
                     // A range is judged by the file's head, as the whole file is: what the
                     // range holds says nothing of the file's validity.
@@ -154,7 +173,7 @@ impl Inspector {
                         let readings = self.scanner.readings();
                         let head = engine::first_block_head(input, readings, engine, SURVEY_LIMIT)?;
                         let kind = classify::classify_head(&head);
-                        (head, kind)
+                        (Arc::new(head), kind)
                     }
                     // A head the scan found valid is judged by its structure only, not read
                     // again.

@@ -246,8 +246,10 @@ pub(crate) const HEADER_LIMIT: usize = 4096;
 pub fn dialect_from_header(head: &[u8]) -> Option<SqlDialect> {
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let head = &head[..head.len().min(HEADER_LIMIT)];
-    // Every file a scan reads is asked this: its lines are found with `memchr`, not byte by
-    // byte.
+    // Every file a scan reads is asked this: a head without the comment opener every header
+    // line starts with is answered by one search, and the lines of the others are found
+    // with `memchr`, not byte by byte.
+    memchr::memmem::find(head, b"-- ")?;
     let mut ends = memchr::memchr_iter(b'\n', head).chain([head.len()]);
     let mut start = 0;
     for _ in 0..16 {

@@ -189,11 +189,15 @@ pub(crate) fn classify_valid_head(head: &[u8]) -> TextKind {
 
 fn by_structure(head: &[u8]) -> Option<TextKind> {
     let start = &head[..head.len().min(SAMPLE_LIMIT)];
-    if let Some(wide) = wide_unicode(start) {
+    // UTF-16 and UTF-32 without a byte order mark, and binary data, all hold a zero byte in
+    // the start: one search answers all three for most files.
+    let first_zero = memchr::memchr(0, start);
+    if let Some(wide) = wide_unicode(start, first_zero.is_some()) {
         return Some(TextKind::Legacy(wide));
     }
-    let sniffed = &head[..head.len().min(super::SNIFF_LIMIT)];
-    memchr::memchr(0, sniffed).map(|_| TextKind::Binary)
+    first_zero
+        .filter(|&at| at < super::SNIFF_LIMIT)
+        .map(|_| TextKind::Binary)
 }
 
 /// The offset of the first byte of `head` that is not well-formed UTF-8. A character cut by
@@ -223,17 +227,19 @@ pub(crate) fn judge_head(head: &[u8], first_invalid: u64) -> TextKind {
 
 /// True when `head` is the start of UTF-16 or UTF-32 text: its NUL bytes make it no binary.
 pub(crate) fn is_wide_unicode(head: &[u8]) -> bool {
-    wide_unicode(head).is_some()
+    wide_unicode(head, true).is_some()
 }
 
-/// UTF-16 or UTF-32 by the byte order mark or the first characters of `head`.
-fn wide_unicode(head: &[u8]) -> Option<Legacy> {
+/// UTF-16 or UTF-32 by the byte order mark, the first characters or the zero bytes of `head`;
+/// by the mark alone when `head` holds no zero byte (`has_zero`), which the others need.
+fn wide_unicode(head: &[u8], has_zero: bool) -> Option<Legacy> {
     let bom = encoding_from_byte_order_mark(head, DEFAULT_SUSPECTS)
         .into_iter()
         .next();
     let (name, basis) = match bom {
         Some(bom) if bom.is_wide_unicode() => (bom.name().to_owned(), Basis::ByteOrderMark),
         Some(_) => return None,
+        None if !has_zero => return None,
         None => {
             let evidence = ByteEvidence::wide_unicode(head)?;
             let basis = match evidence.method {
@@ -359,7 +365,7 @@ mod tests {
 
     /// What the rule makes of a whole file held in memory, sampled as a file on disk is.
     fn kind_of(bytes: &[u8]) -> TextKind {
-        if let Some(wide) = wide_unicode(bytes.get(..SAMPLE_LIMIT).unwrap_or(bytes)) {
+        if let Some(wide) = wide_unicode(bytes.get(..SAMPLE_LIMIT).unwrap_or(bytes), true) {
             return TextKind::Legacy(wide);
         }
         let Err(error) = simdutf8::compat::from_utf8(bytes) else {
@@ -491,6 +497,55 @@ mod tests {
         );
         assert_eq!(kind_of(b"\xEF\xBB\xBFUTF-8 with a BOM"), TextKind::Utf8);
         assert_eq!(kind_of(b"<p>ASCII markup</p>"), TextKind::Utf8);
+    }
+
+    /// The structure found with one search for a zero byte is the structure found by asking
+    /// each question of the whole start: marks, first characters, zero bytes, binary data.
+    #[test]
+    fn one_search_for_a_zero_byte_answers_as_every_test_does() {
+        let by_every_test = |head: &[u8]| {
+            let start = &head[..head.len().min(SAMPLE_LIMIT)];
+            if let Some(wide) = wide_unicode(start, true) {
+                return Some(TextKind::Legacy(wide));
+            }
+            let sniffed = &head[..head.len().min(crate::engine::SNIFF_LIMIT)];
+            memchr::memchr(0, sniffed).map(|_| TextKind::Binary)
+        };
+        let utf16 = |text: &str, mark: &[u8]| -> Vec<u8> {
+            let units = text.encode_utf16().flat_map(u16::to_le_bytes);
+            mark.iter().copied().chain(units).collect()
+        };
+        let long = "Привет, мир. ".repeat(800);
+        let mut heads: Vec<Vec<u8>> = vec![
+            b"plain text".to_vec(),
+            b"\xEF\xBB\xBFmarked UTF-8".to_vec(),
+            b"\xFF\xFEmarked, then no zero byte".to_vec(),
+            utf16("Hello", &[0xFF, 0xFE]),
+            utf16("Hello, world", &[]),
+            utf16("  <p>x</p>", &[]),
+            utf16(&long, &[]),
+            b"binary \x00 data".to_vec(),
+            Vec::new(),
+        ];
+        // A zero byte just inside and just past the binary sniff, and past the start.
+        for at in [
+            crate::engine::SNIFF_LIMIT - 1,
+            crate::engine::SNIFF_LIMIT,
+            SAMPLE_LIMIT,
+        ] {
+            let mut head = long.as_bytes().to_vec();
+            head.resize(SAMPLE_LIMIT + 10, b'a');
+            head[at] = 0;
+            heads.push(head);
+        }
+        for head in &heads {
+            assert_eq!(
+                by_structure(head),
+                by_every_test(head),
+                "{:?}",
+                &head[..head.len().min(40)]
+            );
+        }
     }
 
     #[test]

@@ -48,15 +48,15 @@ impl Input {
 
     /// Bytes already in memory, as a stream named `<bytes>`: its head is the bytes themselves.
     pub fn from_bytes(bytes: impl Into<Vec<u8>>) -> Input {
-        Input::in_memory(PathBuf::from("<bytes>"), bytes.into())
+        Input::in_memory(PathBuf::from("<bytes>"), Arc::new(bytes.into()))
     }
 
     /// Bytes already in memory, named `name` in reports and errors: a whole file read once
     /// (its head held all of it), scanned without opening it again.
-    pub(crate) fn in_memory(name: PathBuf, bytes: Vec<u8>) -> Input {
+    pub(crate) fn in_memory(name: PathBuf, bytes: Arc<Vec<u8>>) -> Input {
         let state = State {
             opened: true,
-            head: Arc::new(bytes),
+            head: bytes,
             ended: true,
             ..State::default()
         };
