@@ -77,7 +77,7 @@ mod tiling;
 use std::io::{self, Write};
 use std::ops::{ControlFlow, Range};
 use std::path::Path;
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, LazyLock, mpsc};
 
 pub use definitions::Definitions;
 pub use report::{
@@ -249,7 +249,9 @@ pub fn dialect_from_header(head: &[u8]) -> Option<SqlDialect> {
     // Every file a scan reads is asked this: a head without the comment opener every header
     // line starts with is answered by one search, and the lines of the others are found
     // with `memchr`, not byte by byte.
-    memchr::memmem::find(head, b"-- ")?;
+    static COMMENT: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"-- "));
+    COMMENT.find(head)?;
     let mut ends = memchr::memchr_iter(b'\n', head).chain([head.len()]);
     let mut start = 0;
     for _ in 0..16 {
