@@ -102,7 +102,7 @@ impl ByteSet {
     }
 }
 
-/// A set of two-byte characters (`C0..DF` then `80..BF`), coarsened for [`pairs_or_chars`]:
+/// A set of two-byte characters (`C0..DF` then `80..BF`), coarsened for [`Then::ByteOrChar`]:
 /// for each first byte, the eighths of `80..BF` (`80..87`, `88..8F`, ..., `B8..BF`) that one
 /// of its characters' second byte lies in. It holds every character put in, and the others
 /// of their eighths.
@@ -269,53 +269,42 @@ impl CharsAfterNonAscii {
     /// position where one does, and a few where none does (a two-byte character is told by
     /// the eighth of `80..BF` its second byte is in, a longer one by its first byte).
     pub(crate) fn positions<'a>(&'a self, haystack: &'a [u8], range: Range<usize>) -> Pairs<'a> {
-        pairs_or_chars(
-            &CONTINUATION_BYTES,
-            &self.longer_firsts,
-            &self.two,
-            haystack,
-            range,
-        )
+        let then = Then::ByteOrChar(&self.longer_firsts, &self.two);
+        pairs(&CONTINUATION_BYTES, then, haystack, range)
     }
 }
 
 /// The positions `p` in `range` of `haystack`, after its first, where `haystack[p - 1]` is in
-/// `before` and `haystack[p]` in `at`, in order.
+/// `before` and `haystack[p]` passes `then` (with the byte after it, in the haystack, past the
+/// range if need be, for the tests that look at it), in order.
 pub(crate) fn pairs<'a>(
     before: &'a ByteSet,
-    at: &'a ByteSet,
+    then: Then<'a>,
     haystack: &'a [u8],
     range: Range<usize>,
 ) -> Pairs<'a> {
-    Pairs::new(before, Second::Byte(at), haystack, range)
+    let end = range.end.min(haystack.len());
+    let start = range.start.min(end);
+    let vector_end = match then.looks_after() {
+        true => end.min(haystack.len().saturating_sub(1)),
+        false => end,
+    };
+    Pairs {
+        before,
+        then,
+        haystack,
+        end,
+        vector_end,
+        // The range's first byte follows nothing in it.
+        next: start + 1,
+        block: Block::default(),
+        vector: has_avx2(),
+    }
 }
 
-/// The positions `p` in `range` of `haystack`, after its first, where `haystack[p - 1]` is in
-/// `before` and `haystack[p]`, `haystack[p + 1]` is one of `bigrams`, in order.
-pub(crate) fn bigrams_after<'a>(
-    before: &'a ByteSet,
-    bigrams: &'a Bigrams,
-    haystack: &'a [u8],
-    range: Range<usize>,
-) -> Pairs<'a> {
-    Pairs::new(before, Second::Bigram(bigrams), haystack, range)
-}
-
-/// [`pairs`], where a position also counts when its byte and the one after it (in the
-/// haystack, past the range if need be) may be one of `two`'s characters.
-pub(crate) fn pairs_or_chars<'a>(
-    before: &'a ByteSet,
-    at: &'a ByteSet,
-    two: &'a TwoByteChars,
-    haystack: &'a [u8],
-    range: Range<usize>,
-) -> Pairs<'a> {
-    Pairs::new(before, Second::ByteOrChar(at, two), haystack, range)
-}
-
-/// What a position's own byte is tested for, after a byte of the set before.
+/// What [`pairs`] tests a position's byte for, after a byte of the set before.
 #[derive(Clone, Copy)]
-enum Second<'a> {
+pub(crate) enum Then<'a> {
     /// The byte is in a set.
     Byte(&'a ByteSet),
     /// The byte is in a set, or it and the one after it may be one of a set's two-byte
@@ -325,17 +314,17 @@ enum Second<'a> {
     Bigram(&'a Bigrams),
 }
 
-impl Second<'_> {
+impl Then<'_> {
     /// Whether the test looks at the byte after the position too.
     fn looks_after(self) -> bool {
-        !matches!(self, Second::Byte(_))
+        !matches!(self, Then::Byte(_))
     }
 }
 
 /// The iterator [`pairs`] returns.
 pub(crate) struct Pairs<'a> {
     before: &'a ByteSet,
-    second: Second<'a>,
+    then: Then<'a>,
     haystack: &'a [u8],
     end: usize,
     /// Where the vector test stops: the end, or a byte before the haystack's end when the byte
@@ -355,45 +344,20 @@ struct Block {
 }
 
 impl<'a> Pairs<'a> {
-    fn new(
-        before: &'a ByteSet,
-        second: Second<'a>,
-        haystack: &'a [u8],
-        range: Range<usize>,
-    ) -> Pairs<'a> {
-        let end = range.end.min(haystack.len());
-        let start = range.start.min(end);
-        let vector_end = match second.looks_after() {
-            true => end.min(haystack.len().saturating_sub(1)),
-            false => end,
-        };
-        Pairs {
-            before,
-            second,
-            haystack,
-            end,
-            vector_end,
-            // The range's first byte follows nothing in it.
-            next: start + 1,
-            block: Block::default(),
-            vector: has_avx2(),
-        }
-    }
-
     fn next_portable(&mut self) -> Option<usize> {
         let (haystack, before) = (self.haystack, self.before);
         let after = |p: usize| haystack.get(p + 1).copied();
         // A loop of its own for each test: the search most callers make, one byte, runs on
         // the short windows (a lost byte's) the vector test leaves whole to this one.
-        let found = match self.second {
-            Second::Byte(at) => (self.next..self.end)
+        let found = match self.then {
+            Then::Byte(at) => (self.next..self.end)
                 .find(|&p| at.contains(haystack[p]) && before.contains(haystack[p - 1])),
-            Second::ByteOrChar(at, two) => (self.next..self.end).find(|&p| {
+            Then::ByteOrChar(at, two) => (self.next..self.end).find(|&p| {
                 let byte = haystack[p];
                 (at.contains(byte) || after(p).is_some_and(|after| two.may_hold(byte, after)))
                     && before.contains(haystack[p - 1])
             }),
-            Second::Bigram(bigrams) => (self.next..self.end).find(|&p| {
+            Then::Bigram(bigrams) => (self.next..self.end).find(|&p| {
                 after(p).is_some_and(|after| bigrams.holds(haystack[p], after))
                     && before.contains(haystack[p - 1])
             }),
@@ -415,18 +379,18 @@ impl<'a> Pairs<'a> {
         // than it when the byte after a position is looked at; the rest the caller promised.
         // Each test of the second byte is compiled on its own.
         unsafe {
-            match self.second {
-                Second::Byte(at) => {
+            match self.then {
+                Then::Byte(at) => {
                     avx2::next_block(before, avx2::Tables::of(at), haystack, next, end)
                 }
-                Second::ByteOrChar(at, two) => avx2::next_block(
+                Then::ByteOrChar(at, two) => avx2::next_block(
                     before,
                     avx2::TablesOrEighths::of(at, two),
                     haystack,
                     next,
                     end,
                 ),
-                Second::Bigram(bigrams) => {
+                Then::Bigram(bigrams) => {
                     avx2::next_block(before, avx2::Classes::of(bigrams), haystack, next, end)
                 }
             }
@@ -1041,8 +1005,8 @@ mod tests {
             let range = from..to.max(from);
             let two_set = two.as_ref().map(|two| &two.set);
             let search = |range: Range<usize>| match two_set {
-                Some(set) => pairs_or_chars(&before, &at, set, &bytes, range),
-                None => pairs(&before, &at, &bytes, range),
+                Some(set) => pairs(&before, Then::ByteOrChar(&at, set), &bytes, range),
+                None => pairs(&before, Then::Byte(&at), &bytes, range),
             };
             let expected = pairs_by_definition(&before, &at, two.as_ref(), &bytes, range.clone());
             let vector: Vec<usize> = search(range.clone()).collect();
@@ -1080,9 +1044,9 @@ mod tests {
                         })
                 })
                 .collect();
-            let vector: Vec<usize> = bigrams_after(&before, &bigrams, &bytes, range.clone()).collect();
+            let vector: Vec<usize> = pairs(&before, Then::Bigram(&bigrams), &bytes, range.clone()).collect();
             let portable: Vec<usize> =
-                bigrams_after(&before, &bigrams, &bytes, range).portable().collect();
+                pairs(&before, Then::Bigram(&bigrams), &bytes, range).portable().collect();
             prop_assert_eq!(&vector, &expected);
             prop_assert_eq!(&portable, &expected);
         }

@@ -31,7 +31,7 @@
 //! `labels.rs`); MySQL's `utf8` is UTF-8 limited to three bytes a character (`utf8mb3`) but
 //! UTF-8 all the same; `binary` and `SQL_ASCII` are no encoding at all.
 
-use crate::byte_search::pairs::{ANY_BYTE, Bigrams, ByteSet, bigrams_after};
+use crate::byte_search::pairs::{ANY_BYTE, Bigrams, ByteSet, Then, pairs};
 use memchr::memchr;
 use serde::{Deserialize, Serialize};
 
@@ -249,7 +249,12 @@ pub fn looks_like_sql(head: &[u8]) -> bool {
     // The first line has no newline before it: its first bytes are looked at here; the
     // search has looked at every other line's.
     let first_line = may_open_statement(body).then_some(0);
-    let line_starts = bigrams_after(&NEWLINE, &STATEMENT_OPENINGS, body, 0..body.len());
+    let line_starts = pairs(
+        &NEWLINE,
+        Then::Bigram(&STATEMENT_OPENINGS),
+        body,
+        0..body.len(),
+    );
     for start in first_line.into_iter().chain(line_starts) {
         let rest = &body[start..];
         if !may_start_statement(rest) {

@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use crate::byte_search::pairs::{ByteSet, pairs};
+use crate::byte_search::pairs::{ByteSet, Then, pairs};
 
 /// U+FFFD in UTF-8.
 pub(super) const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
@@ -24,7 +24,11 @@ const SLOT_OPENERS: ByteSet = ByteSet::new(1, 0, &[b' ', b'?', REPLACEMENT[0]]);
 /// space, a `?` or a whole U+FFFD (inside the range) follows a byte `80..FF`.
 pub(super) fn lost_slots(input: &[u8], range: Range<usize>) -> impl Iterator<Item = usize> {
     let end = range.end.min(input.len());
-    holding_slots(input, end, pairs(&NON_ASCII, &SLOT_OPENERS, input, range))
+    holding_slots(
+        input,
+        end,
+        pairs(&NON_ASCII, Then::Byte(&SLOT_OPENERS), input, range),
+    )
 }
 
 /// The positions of `openers` (each a slot's first byte after a byte `80..FF`) that hold a
@@ -59,7 +63,7 @@ mod tests {
 
     fn portable(input: &[u8], range: Range<usize>) -> Vec<usize> {
         let end = range.end.min(input.len());
-        let openers = pairs(&NON_ASCII, &SLOT_OPENERS, input, range).portable();
+        let openers = pairs(&NON_ASCII, Then::Byte(&SLOT_OPENERS), input, range).portable();
         holding_slots(input, end, openers).collect()
     }
 
