@@ -18,10 +18,10 @@ pub fn thousands(n: u64) -> String {
 #[derive(Clone, Copy, Debug)]
 pub struct Grouped(pub u64);
 
-impl std::fmt::Display for Grouped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Grouped {
+    /// The number's digits and commas, written at the end of `text`.
+    fn digits(self, text: &mut [u8; 26]) -> &str {
         // `u64::MAX` has 20 digits and takes 6 commas.
-        let mut text = [0u8; 26];
         let (mut at, mut n, mut written) = (text.len(), self.0, 0u32);
         loop {
             if written > 0 && written.is_multiple_of(3) {
@@ -37,13 +37,36 @@ impl std::fmt::Display for Grouped {
             }
         }
         // ASCII digits and commas only.
-        f.pad(std::str::from_utf8(&text[at..]).map_err(|_| std::fmt::Error)?)
+        std::str::from_utf8(&text[at..]).unwrap_or_default()
+    }
+
+    /// Appends the number to `out`, without the formatting machinery: a report line of a tree
+    /// of many files writes several.
+    pub fn push_to(self, out: &mut String) {
+        out.push_str(self.digits(&mut [0; 26]));
+    }
+}
+
+impl std::fmt::Display for Grouped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.digits(&mut [0; 26]))
     }
 }
 
 /// `n` and a noun, as [`count`] writes them, straight into a formatter.
 #[derive(Clone, Copy, Debug)]
 pub struct Counted<'a>(pub u64, pub &'a str);
+
+impl Counted<'_> {
+    /// Appends the count to `out`, as [`Grouped::push_to`] appends a number.
+    pub fn push_to(self, out: &mut String) {
+        let Counted(n, noun) = self;
+        Grouped(n).push_to(out);
+        out.push(' ');
+        out.push_str(noun);
+        out.push_str(plural_ending(n, noun));
+    }
+}
 
 impl std::fmt::Display for Counted<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -156,6 +179,19 @@ mod tests {
         #[test]
         fn any_number_is_grouped_by_its_definition(n in proptest::prelude::any::<u64>()) {
             proptest::prop_assert_eq!(thousands(n), grouped_by_definition(n));
+        }
+
+        /// Appending a number or a count writes what formatting it writes.
+        #[test]
+        fn appending_writes_what_formatting_writes(
+            n in proptest::prop_oneof![0..3u64, proptest::prelude::any::<u64>()],
+            noun in proptest::sample::select(vec!["byte", "look-alike", "box", "match", ""]),
+        ) {
+            let (mut grouped, mut counted) = (String::from("a"), String::from("b"));
+            Grouped(n).push_to(&mut grouped);
+            Counted(n, noun).push_to(&mut counted);
+            proptest::prop_assert_eq!(grouped, format!("a{}", grouped_by_definition(n)));
+            proptest::prop_assert_eq!(counted, format!("b{}", count(n, noun)));
         }
     }
 

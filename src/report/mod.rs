@@ -271,11 +271,11 @@ fn write_counts_text(
     counts: &Counts,
     top: usize,
 ) -> std::fmt::Result {
-    write!(
-        out,
-        "{name}: {}",
-        Counted(counts.double_encoded, "double-encoded character")
-    )?;
+    // The parts every line has are appended without `write!`: a tree of many files writes a
+    // line for each.
+    out.push_str(name);
+    out.push_str(": ");
+    Counted(counts.double_encoded, "double-encoded character").push_to(out);
     if counts.double_encoded > 0 {
         out.push_str(" (");
         for (i, (reading, n)) in counts.by_reading_names(readings).iter().enumerate() {
@@ -310,13 +310,13 @@ fn write_counts_text(
         }
         out.push(')');
     }
-    write!(
-        out,
-        ", {} left alone, {} fine, {}, ",
-        Counted(counts.left_alone, "look-alike"),
-        Counted(counts.fine_non_ascii(), "non-ASCII character"),
-        Counted(counts.bytes, "byte")
-    )?;
+    out.push_str(", ");
+    Counted(counts.left_alone, "look-alike").push_to(out);
+    out.push_str(" left alone, ");
+    Counted(counts.fine_non_ascii(), "non-ASCII character").push_to(out);
+    out.push_str(" fine, ");
+    Counted(counts.bytes, "byte").push_to(out);
+    out.push_str(", ");
     match counts.first_invalid_offset {
         None => out.push_str("valid UTF-8"),
         Some(offset) => write!(
