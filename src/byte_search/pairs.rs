@@ -142,7 +142,7 @@ impl TwoByteChars {
 }
 
 /// A set of pairs of bytes, made of at most eight classes, each every pair of a byte of one
-/// set followed by a byte of another, for [`bigrams_after`]. Each set of a class must be a
+/// set followed by a byte of another, for [`Then::Bigram`]. Each set of a class must be a
 /// product of high and low nibbles (`{c, C}` is `{4, 6} x {3}`), which [`Bigrams::new`]
 /// checks when the set is made (at compile time for a `const`): then a class is told by two
 /// nibble lookups per byte, exactly.
