@@ -483,6 +483,20 @@ mod avx2 {
         unsafe fn members(self, v: __m256i) -> __m256i;
     }
 
+    /// The bits each byte of `v` has in both nibble tables: `low` indexed by its low nibble,
+    /// `high` by its high one (each table in both 128-bit lanes: the shuffle looks up within
+    /// a lane).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn by_nibbles(v: __m256i, low: __m256i, high: __m256i) -> __m256i {
+        let nibble = _mm256_set1_epi8(0x0F);
+        let high_nibbles = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+        _mm256_and_si256(
+            _mm256_shuffle_epi8(low, _mm256_and_si256(v, nibble)),
+            _mm256_shuffle_epi8(high, high_nibbles),
+        )
+    }
+
     /// All ones in each byte of `classes` that is not zero (a byte that shares a bit with
     /// what it was tested against), zero in the others.
     #[inline]
@@ -540,11 +554,7 @@ mod avx2 {
         #[inline]
         #[target_feature(enable = "avx2")]
         unsafe fn members(self, v: __m256i) -> __m256i {
-            let nibble = _mm256_set1_epi8(0x0F);
-            let low = _mm256_shuffle_epi8(self.low, _mm256_and_si256(v, nibble));
-            let high_nibbles = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
-            let high = _mm256_shuffle_epi8(self.high, high_nibbles);
-            shared_bits(_mm256_and_si256(low, high))
+            shared_bits(by_nibbles(v, self.low, self.high))
         }
     }
 
@@ -677,18 +687,10 @@ mod avx2 {
         #[inline]
         #[target_feature(enable = "avx2")]
         unsafe fn members(self, at: __m256i, after: __m256i) -> __m256i {
-            let nibble = _mm256_set1_epi8(0x0F);
             let [first_low, first_high, second_low, second_high] = self.tables;
-            let classes = |v: __m256i, low: __m256i, high: __m256i| {
-                let high_nibbles = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
-                _mm256_and_si256(
-                    _mm256_shuffle_epi8(low, _mm256_and_si256(v, nibble)),
-                    _mm256_shuffle_epi8(high, high_nibbles),
-                )
-            };
             shared_bits(_mm256_and_si256(
-                classes(at, first_low, first_high),
-                classes(after, second_low, second_high),
+                by_nibbles(at, first_low, first_high),
+                by_nibbles(after, second_low, second_high),
             ))
         }
     }
