@@ -390,7 +390,7 @@ impl Counts {
             if sequences == Sequences::Counted {
                 for c in run.chars {
                     let garbled = &input[c.span.clone()];
-                    self.left_alone_sequences.record(garbled, seq(c));
+                    self.left_alone_sequences.record(garbled, || seq(c));
                 }
             }
             return;
@@ -402,7 +402,7 @@ impl Counts {
             tallies.add_reading(c.mask, 1);
             tallies.by_layers[usize::from(c.layers)] += 1;
             if sequences == Sequences::Counted {
-                self.sequences.record(&input[c.span.clone()], seq(c));
+                self.sequences.record(&input[c.span.clone()], || seq(c));
             }
         }
     }
@@ -463,7 +463,7 @@ impl Counts {
             }
             self.not_utf8 += 1;
             if sequences == Sequences::Counted {
-                let seq = SequenceCount {
+                let seq = || SequenceCount {
                     original: c.original,
                     mask: c.mask,
                     layers: 0,

@@ -1,11 +1,14 @@
 //! Counts of garbled forms: how often each sequence was seen, and where first.
 //!
 //! `scan` counts every repaired character by its garbled bytes, so the table is updated once
-//! per character, millions of times on a garbled dump. Almost every garbled form is short
-//! (`Ã©` is 4 bytes, `â€™` 8, `Ã¢â‚¬â„¢`, the same character garbled twice, 15), so the
-//! key is held inline in three machine words, hashed and compared as words: no allocation
-//! and no byte-by-byte comparison per hit. Longer forms (three layers and more) go to a
-//! second map keyed by their bytes.
+//! per character, millions of times on a garbled dump. Almost every garbled form is short:
+//! `Ã©` is 4 bytes and `â€™` 8 (one word), `Ã¢â‚¬â„¢`, the same character garbled twice, 15
+//! (three words). So the key is held inline in one machine word, or in three, hashed and
+//! compared as words: no allocation and no byte-by-byte comparison per hit, and for the
+//! commonest forms one word to hash and compare, not three. Longer forms (three layers and
+//! more) go to a third map keyed by their bytes.
+
+use std::hash::Hash;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -30,42 +33,47 @@ impl SequenceCount {
     }
 }
 
-/// Garbled forms up to this many bytes are held inline.
-const INLINE: usize = 23;
-
-/// A garbled form of at most [`INLINE`] bytes in three words, in memory in the order of its
-/// bytes, its length in the last byte, the rest zero.
+/// A garbled form of at most `8 * WORDS` bytes in `WORDS` words, in memory in the order of
+/// its bytes, the rest zero, and its length in the last byte when it leaves that byte free.
+/// A form that fills every byte is held only when its last byte is at least `8 * WORDS`:
+/// read as a length, that byte says "full", so no two forms share a key.
 ///
 /// The words are loaded from the form and compared as words: a key copied in byte by byte
 /// and then read as words would make every lookup wait for the copy to reach memory.
 #[derive(Clone, Copy, PartialEq, Eq)]
-struct ShortKey([u64; 3]);
+struct ShortKey<const WORDS: usize>([u64; WORDS]);
 
-impl ShortKey {
+impl<const WORDS: usize> ShortKey<WORDS> {
+    const ROOM: usize = 8 * WORDS;
+
     #[inline]
-    fn new(garbled: &[u8]) -> Option<ShortKey> {
-        if garbled.len() > INLINE {
+    fn new(garbled: &[u8]) -> Option<Self> {
+        let n = garbled.len();
+        let full = n == Self::ROOM && usize::from(garbled[n - 1]) >= Self::ROOM;
+        if n >= Self::ROOM && !full {
             return None;
         }
-        let (first, rest) = garbled.split_at(garbled.len().min(8));
-        let (second, third) = rest.split_at(rest.len().min(8));
-        let length = (garbled.len() as u64) << 56;
-        Some(ShortKey([
-            word(first).to_le(),
-            word(second).to_le(),
-            (word(third) | length).to_le(),
-        ]))
+        let mut words = [0u64; WORDS];
+        for (i, slot) in words.iter_mut().enumerate() {
+            let rest = garbled.get(8 * i..).unwrap_or_default();
+            *slot = word(&rest[..rest.len().min(8)]);
+        }
+        if !full {
+            words[WORDS - 1] |= (n as u64) << 56;
+        }
+        Some(ShortKey(words.map(u64::to_le)))
     }
 
     fn len(&self) -> usize {
-        (u64::from_le(self.0[2]) >> 56) as usize
+        let last = (u64::from_le(self.0[WORDS - 1]) >> 56) as usize;
+        last.min(Self::ROOM)
     }
 
     fn as_slice(&self) -> &[u8] {
-        // SAFETY: three `u64`s are 24 initialised bytes with no padding, any bit pattern is a
-        // valid `u8`, `u8` needs no alignment, and the slice borrows `self` for its lifetime.
-        let bytes: &[u8; 24] = unsafe { &*self.0.as_ptr().cast::<[u8; 24]>() };
-        &bytes[..self.len()]
+        // SAFETY: `WORDS` `u64`s are `8 * WORDS` initialised bytes with no padding, any bit
+        // pattern is a valid `u8`, `u8` needs no alignment, `len` is at most `8 * WORDS`, and
+        // the slice borrows `self` for its lifetime.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast::<u8>(), self.len()) }
     }
 }
 
@@ -93,8 +101,8 @@ fn word(bytes: &[u8]) -> u64 {
     }
 }
 
-impl std::hash::Hash for ShortKey {
-    /// Three words, not 24 bytes: the hasher's cost per call is per write.
+impl<const WORDS: usize> std::hash::Hash for ShortKey<WORDS> {
+    /// Words, not bytes: the hasher's cost per call is per write.
     #[inline]
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         for word in self.0 {
@@ -103,7 +111,7 @@ impl std::hash::Hash for ShortKey {
     }
 }
 
-impl std::fmt::Debug for ShortKey {
+impl<const WORDS: usize> std::fmt::Debug for ShortKey<WORDS> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{:?}", bstr::BStr::new(self.as_slice()))
     }
@@ -112,60 +120,82 @@ impl std::fmt::Debug for ShortKey {
 /// How often each garbled form was seen.
 #[derive(Clone, Debug, Default)]
 pub struct SequenceTable {
-    short: HashMap<ShortKey, SequenceCount>,
+    /// Forms of at most one word: every form of one layer but for a few of four-byte
+    /// characters.
+    one_word: HashMap<ShortKey<1>, SequenceCount>,
+    /// Forms of at most three words: most forms of two layers.
+    three_words: HashMap<ShortKey<3>, SequenceCount>,
     long: HashMap<Vec<u8>, SequenceCount>,
 }
 
+/// Counts one more occurrence of `key` in `map`; `first` makes its count when it is new.
+#[inline(always)]
+fn count_in<K: Hash + Eq>(
+    map: &mut HashMap<K, SequenceCount>,
+    key: K,
+    first: impl FnOnce() -> SequenceCount,
+) {
+    // A lookup, then an insert only for a form not seen before (rare: a text has a few
+    // hundred forms and millions of hits), keeps the hit's path short enough to be inlined.
+    match map.get_mut(&key) {
+        Some(known) => known.count += 1,
+        None => insert_new(map, key, first()),
+    }
+}
+
+/// The first occurrence of a form, out of the way of the hits' path.
+#[cold]
+#[inline(never)]
+fn insert_new<K: Hash + Eq>(map: &mut HashMap<K, SequenceCount>, key: K, seq: SequenceCount) {
+    map.insert(key, seq);
+}
+
+/// Adds the counts of `theirs` to those of `mine`, form by form.
+fn absorb_all<K: Hash + Eq>(
+    mine: &mut HashMap<K, SequenceCount>,
+    theirs: HashMap<K, SequenceCount>,
+) {
+    for (key, seq) in theirs {
+        mine.entry(key)
+            .and_modify(|known| known.absorb(&seq))
+            .or_insert(seq);
+    }
+}
+
 impl SequenceTable {
-    /// Counts one occurrence of `garbled` (its first one is `seq`, with a count of one).
-    #[inline]
-    pub fn record(&mut self, garbled: &[u8], seq: SequenceCount) {
-        match ShortKey::new(garbled) {
-            // A lookup, then an insert only for a form not seen before (rare: a text has a
-            // few hundred forms and millions of hits), keeps the hit's path short enough to be
-            // inlined here, which `entry` is not always.
-            Some(key) => match self.short.get_mut(&key) {
-                Some(known) => {
-                    known.count += seq.count;
-                    known
-                }
-                None => self.short.entry(key).or_insert(seq),
-            },
-            None => match self.long.get_mut(garbled) {
-                Some(known) => {
-                    known.count += seq.count;
-                    known
-                }
-                None => self.long.entry(garbled.to_vec()).or_insert(seq),
-            },
-        };
+    /// Counts one occurrence of `garbled`; `first` makes its count (of one) when it is the
+    /// form's first occurrence, and only then.
+    #[inline(always)]
+    pub fn record(&mut self, garbled: &[u8], first: impl FnOnce() -> SequenceCount) {
+        if let Some(key) = ShortKey::<1>::new(garbled) {
+            return count_in(&mut self.one_word, key, first);
+        }
+        if let Some(key) = ShortKey::<3>::new(garbled) {
+            return count_in(&mut self.three_words, key, first);
+        }
+        match self.long.get_mut(garbled) {
+            Some(known) => known.count += 1,
+            None => insert_new(&mut self.long, garbled.to_vec(), first()),
+        }
     }
 
     /// Adds `other` (counts of a later piece of the same input, or of another input).
     pub fn merge(&mut self, other: SequenceTable) {
-        for (key, seq) in other.short {
-            self.short
-                .entry(key)
-                .and_modify(|known| known.absorb(&seq))
-                .or_insert(seq);
-        }
-        for (garbled, seq) in other.long {
-            self.long
-                .entry(garbled)
-                .and_modify(|known| known.absorb(&seq))
-                .or_insert(seq);
-        }
+        absorb_all(&mut self.one_word, other.one_word);
+        absorb_all(&mut self.three_words, other.three_words);
+        absorb_all(&mut self.long, other.long);
     }
 
     /// Keeps only the forms `keep` accepts.
     pub fn retain(&mut self, mut keep: impl FnMut(&SequenceCount) -> bool) {
-        self.short.retain(|_, seq| keep(seq));
+        self.one_word.retain(|_, seq| keep(seq));
+        self.three_words.retain(|_, seq| keep(seq));
         self.long.retain(|_, seq| keep(seq));
     }
 
     /// How many distinct garbled forms were seen.
     pub fn len(&self) -> usize {
-        self.short.len() + self.long.len()
+        self.one_word.len() + self.three_words.len() + self.long.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -174,20 +204,21 @@ impl SequenceTable {
 
     /// The count of one garbled form.
     pub fn get(&self, garbled: &[u8]) -> Option<&SequenceCount> {
-        match ShortKey::new(garbled) {
-            Some(key) => self.short.get(&key),
-            None => self.long.get(garbled),
+        if let Some(key) = ShortKey::<1>::new(garbled) {
+            return self.one_word.get(&key);
         }
+        if let Some(key) = ShortKey::<3>::new(garbled) {
+            return self.three_words.get(&key);
+        }
+        self.long.get(garbled)
     }
 
     /// Every garbled form and its count, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &SequenceCount)> {
-        let short = self.short.iter().map(|(key, seq)| (key.as_slice(), seq));
-        short.chain(
-            self.long
-                .iter()
-                .map(|(garbled, seq)| (garbled.as_slice(), seq)),
-        )
+        let one = self.one_word.iter().map(|(key, seq)| (key.as_slice(), seq));
+        let three = (self.three_words.iter()).map(|(key, seq)| (key.as_slice(), seq));
+        let long = self.long.iter().map(|(key, seq)| (key.as_slice(), seq));
+        one.chain(three).chain(long)
     }
 
     /// The `limit` most frequent forms, most frequent first, ties by garbled bytes so that
@@ -215,42 +246,104 @@ mod tests {
     }
 
     #[test]
-    fn short_and_long_forms_are_counted_alike() {
-        let long = "Ã¢â‚¬â„¢ but garbled once more".as_bytes();
-        assert!(long.len() > INLINE);
+    fn forms_of_every_size_are_counted_alike() {
+        let mut full_three = [0xC3; 24];
+        full_three[23] = 7;
+        let forms: [&[u8]; 8] = [
+            b"\xc3\x83\xc2\xa9",                         // `Ã©`: one word
+            "â€™".as_bytes(),                            // a full word, its last byte high
+            b"\xc3\xc3\xc3\xc3\xc3\xc3\xc3\x07",         // a full word, its last byte a length
+            "Ã¢â‚¬â„¢".as_bytes(),                       // three words
+            &[0xC3; 24],                                 // three full words, the last byte high
+            &full_three,                                 // three full words, the last byte low
+            "Ã¢â‚¬â„¢ but garbled once more".as_bytes(), // longer
+            b"",
+        ];
         let mut table = SequenceTable::default();
-        for garbled in [&b"\xc3\x83\xc2\xa9"[..], long, &[0xC3; INLINE][..]] {
-            table.record(garbled, seq(1, 5));
-            table.record(garbled, seq(1, 9));
+        for garbled in forms {
+            table.record(garbled, || seq(1, 5));
+            table.record(garbled, || seq(1, 9));
             assert_eq!(table.get(garbled).map(|s| s.count), Some(2));
             assert_eq!(table.get(garbled).map(|s| s.first_offset), Some(5));
         }
-        assert_eq!(table.len(), 3);
-        assert_eq!(table.get(b""), None);
+        assert_eq!(table.len(), forms.len());
+        let mut listed: Vec<&[u8]> = table.iter().map(|(garbled, _)| garbled).collect();
+        let mut expected = forms.to_vec();
+        listed.sort();
+        expected.sort();
+        assert_eq!(listed, expected);
     }
 
+    /// Bytes as garbled forms are made of, and the small values a length is.
+    fn form_byte() -> impl proptest::strategy::Strategy<Value = u8> {
+        proptest::prop_oneof![0u8..=32, proptest::prelude::any::<u8>()]
+    }
+
+    /// The key of `WORDS` words: it holds its form's bytes exactly, it is made exactly for
+    /// the forms its definition admits, and two forms share a key only when they are equal.
+    fn check_keys<const WORDS: usize>(a: &[u8], b: &[u8]) -> Result<(), TestCaseError> {
+        let room = 8 * WORDS;
+        let admits = |form: &[u8]| {
+            form.len() < room || (form.len() == room && usize::from(form[room - 1]) >= room)
+        };
+        let (key_a, key_b) = (ShortKey::<WORDS>::new(a), ShortKey::<WORDS>::new(b));
+        prop_assert_eq!(key_a.is_some(), admits(a));
+        prop_assert_eq!(key_b.is_some(), admits(b));
+        if let (Some(key_a), Some(key_b)) = (key_a, key_b) {
+            prop_assert_eq!(key_a.as_slice(), a);
+            prop_assert_eq!(key_b.as_slice(), b);
+            prop_assert_eq!(key_a == key_b, a == b);
+        }
+        Ok(())
+    }
+
+    use proptest::prelude::{TestCaseError, prop_assert, prop_assert_eq};
+
     proptest::proptest! {
-        /// A short key holds its form's bytes exactly, whatever their length, and two forms
-        /// share a key only when they are equal.
         #[test]
         fn short_keys_hold_their_bytes(
-            a in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..=INLINE),
-            b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..=INLINE),
+            a in proptest::collection::vec(form_byte(), 0..=26),
+            b in proptest::collection::vec(form_byte(), 0..=26),
+            cut in 0usize..=26,
         ) {
-            let (key_a, key_b) = (ShortKey::new(&a).unwrap(), ShortKey::new(&b).unwrap());
-            proptest::prop_assert_eq!(key_a.as_slice(), &a[..]);
-            proptest::prop_assert_eq!(key_a == key_b, a == b);
-            let prefix = &a[..a.len() / 2];
-            let key_prefix = ShortKey::new(prefix).unwrap();
-            proptest::prop_assert_eq!(key_prefix.as_slice(), prefix);
+            // A prefix of `a` as `b` too: forms that share bytes and differ in length.
+            let prefix = &a[..cut.min(a.len())];
+            for b in [&b[..], prefix] {
+                check_keys::<1>(&a, b)?;
+                check_keys::<3>(&a, b)?;
+            }
+        }
+
+        /// The table counts as a map of the forms' bytes does, whichever tier holds a form.
+        #[test]
+        fn the_table_counts_as_a_map_of_bytes(
+            forms in proptest::collection::vec(
+                proptest::collection::vec(proptest::prop_oneof![0u8..=8, 22u8..=26, 0xC3u8..=0xC4], 0..=26),
+                1..12,
+            ),
+            picks in proptest::collection::vec(0usize..12, 0..200),
+        ) {
+            let mut table = SequenceTable::default();
+            let mut expected: std::collections::BTreeMap<&[u8], (u64, u64)> = Default::default();
+            for (at, &pick) in picks.iter().enumerate() {
+                let garbled = &forms[pick % forms.len()][..];
+                table.record(garbled, || seq(1, at as u64));
+                let entry = expected.entry(garbled).or_insert((0, at as u64));
+                entry.0 += 1;
+            }
+            prop_assert_eq!(table.len(), expected.len());
+            for (garbled, count) in table.iter() {
+                prop_assert_eq!(Some(&(count.count, count.first_offset)), expected.get(garbled));
+                prop_assert!(table.get(garbled) == Some(count));
+            }
         }
     }
 
     #[test]
     fn keys_differ_by_length_even_when_bytes_are_zero() {
         let mut table = SequenceTable::default();
-        table.record(b"\xc3", seq(1, 0));
-        table.record(b"\xc3\x00", seq(1, 1));
+        table.record(b"\xc3", || seq(1, 0));
+        table.record(b"\xc3\x00", || seq(1, 1));
         assert_eq!(table.len(), 2);
         let top = table.top(10);
         assert_eq!(top[0].0, b"\xc3");
@@ -261,9 +354,14 @@ mod tests {
     fn merging_adds_counts_and_keeps_the_first_offset() {
         let mut a = SequenceTable::default();
         let mut b = SequenceTable::default();
-        a.record(b"ab", seq(3, 100));
-        b.record(b"ab", seq(2, 40));
-        b.record(b"cd", seq(7, 1));
+        let times = |table: &mut SequenceTable, garbled: &[u8], n: usize, at: u64| {
+            for _ in 0..n {
+                table.record(garbled, || seq(1, at));
+            }
+        };
+        times(&mut a, b"ab", 3, 100);
+        times(&mut b, b"ab", 2, 40);
+        times(&mut b, b"cd", 7, 1);
         a.merge(b);
         let top = a.top(usize::MAX);
         assert_eq!(top.len(), 2);
