@@ -179,6 +179,10 @@ pub fn find_lost(
     input: &[u8],
     range: Range<usize>,
 ) -> Option<(usize, LostMatch)> {
+    // The gap between two garbled words is often one space: no room for a lost match.
+    if range.len() < SHORTEST_LOST {
+        return None;
+    }
     let start = range.start;
     for slot in lost_slots(input, range) {
         // The last character before the slot.
@@ -241,6 +245,10 @@ pub fn is_lost_form(readings: &Readings, garbled: &[u8]) -> bool {
 
 /// How far before its slot a lost match may start: three characters of at most four bytes.
 const LONGEST_REACH: usize = 12;
+
+/// The fewest bytes a lost match and its slot take: a character that stands for a lead byte
+/// (two bytes at least, as every non-ASCII character), then a one-byte slot.
+const SHORTEST_LOST: usize = 3;
 
 #[cfg(test)]
 mod tests {
@@ -370,6 +378,20 @@ mod tests {
         // Braille blank `E2 A0 80` would fit a slot in second place, but braille is no
         // character of running text to infer.
         assert_eq!(western("â €"), None);
+    }
+
+    #[test]
+    fn the_shortest_lost_match_fills_its_window() {
+        // `Ð ` (`D0 A0`) with nothing around it: three bytes, the fewest a lost match takes.
+        let text = "Ð ";
+        assert_eq!(text.len(), SHORTEST_LOST);
+        assert_eq!(western(text), Some((0, 'Р', 3)));
+        let readings = Readings::western();
+        assert_eq!(
+            find_lost(&readings, "xÐ y".as_bytes(), 1..4).map(|(at, _)| at),
+            Some(1)
+        );
+        assert_eq!(find_lost(&readings, "xÐ y".as_bytes(), 2..4), None);
     }
 
     #[test]
