@@ -179,8 +179,7 @@ pub fn find_lost(
     input: &[u8],
     range: Range<usize>,
 ) -> Option<(usize, LostMatch)> {
-    // The gap between two garbled words is often one space: no room for a lost match.
-    if range.len() < SHORTEST_LOST {
+    if !may_hold_lost(input, range.clone()) {
         return None;
     }
     let start = range.start;
@@ -204,6 +203,27 @@ pub fn find_lost(
     }
     None
 }
+
+/// Whether `range` of `input` may hold a lost match: `false` only when it cannot. Between
+/// two garbled words lie a few bytes (a space, a comma and a space): too few for a lost match,
+/// or with no slot, which a look at each byte tells faster than setting up a search.
+pub fn may_hold_lost(input: &[u8], range: Range<usize>) -> bool {
+    if range.len() < SHORTEST_LOST {
+        return false;
+    }
+    match input.get(range.clone()) {
+        Some(gap) if gap.len() <= SHORT_GAP => gap
+            .windows(2)
+            .any(|pair| pair[0] >= 0x80 && matches!(pair[1], b' ' | b'?' | SLOT_REPLACEMENT)),
+        _ => true,
+    }
+}
+
+/// The first byte of U+FFFD, which may stand in a slot.
+const SLOT_REPLACEMENT: u8 = REPLACEMENT[0];
+
+/// How long a range [`may_hold_lost`] looks at byte by byte.
+const SHORT_GAP: usize = 16;
 
 /// The lost match whose slot is at `slot`, its lead no earlier than `start`.
 fn lost_before(

@@ -21,7 +21,7 @@ use super::controls::{control_at, judge_controls};
 use super::field::{
     Boundary, Deeper, Field, FieldEvidence, Signals, is_weak_certainty, lone_letter,
 };
-use super::lost::{LostKind, LostMatch, find_lost};
+use super::lost::{LostKind, LostMatch, find_lost, may_hold_lost};
 use super::matcher::{DoubleEncodedMatch, RepairedChar, decode_char, decode_last_char, match_at};
 use super::plausibility::{
     CONTEXT_WINDOW, Evidence, RunView, Strictness, Verdict, judge, neighbours,
@@ -821,7 +821,8 @@ impl Scanner {
             return None;
         }
         let gap_end = next.map_or(input.len(), |(span, _)| span.start);
-        if from >= gap_end {
+        // Every window searched below lies in the gap.
+        if from >= gap_end || !may_hold_lost(input, from..gap_end) {
             return None;
         }
         // The stretch of the gap near a certain run: from `from` as far as the last one
