@@ -427,14 +427,19 @@ impl Readings {
     /// The byte `ch` stands for, if some page produces it for a byte `>= 0x80`.
     #[inline]
     pub fn origin(&self, ch: char) -> Option<ByteOrigin> {
-        let cp = u32::from(ch);
-        if cp < 0x100 {
-            self.low[cp as usize]
-        } else {
-            self.high
+        let mut utf8 = [0u8; 4];
+        match u32::from(ch) {
+            cp @ 0..0x100 => self.low[cp as usize],
+            // The rule asks this of every repaired character (Cyrillic, Greek, punctuation):
+            // the index by UTF-8 bytes answers with a lookup or two, where `high` is searched.
+            0x100..0x10000 => self
+                .origin_at(ch.encode_utf8(&mut utf8).as_bytes())
+                .map(|(o, _)| o),
+            _ => self
+                .high
                 .binary_search_by_key(&ch, |(c, _)| *c)
                 .ok()
-                .map(|i| self.high[i].1)
+                .map(|i| self.high[i].1),
         }
     }
 
@@ -743,13 +748,24 @@ mod tests {
     /// for every character up to U+FFFF, and for every two- and three-byte prefix, valid or not.
     #[test]
     fn origin_at_agrees_with_origin_everywhere() {
-        let readings = Readings::western();
-        let mut utf8 = [0u8; 4];
-        for ch in (0..=0xFFFFu32).filter_map(char::from_u32) {
-            let bytes = ch.encode_utf8(&mut utf8).as_bytes();
-            let expected = readings.origin(ch).map(|o| (o, bytes.len()));
-            assert_eq!(readings.origin_at(bytes), expected, "{ch:?}");
+        // What each character stands for, by the lists the index is made of.
+        let listed = |readings: &Readings, ch: char| match u32::from(ch) {
+            cp @ 0..0x100 => readings.low[cp as usize],
+            _ => (readings.high.iter())
+                .find(|(c, _)| *c == ch)
+                .map(|(_, origin)| *origin),
+        };
+        let all = Readings::new(&ALL).expect("the shipped pages");
+        for readings in [&Readings::western(), &all] {
+            let mut utf8 = [0u8; 4];
+            for ch in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+                let bytes = ch.encode_utf8(&mut utf8).as_bytes();
+                let expected = listed(readings, ch);
+                assert_eq!(readings.origin(ch), expected, "{ch:?}");
+                assert_eq!(readings.origin_at(bytes), expected.map(|o| (o, bytes.len())));
+            }
         }
+        let readings = Readings::western();
         for first in 0x80..=0xFFu8 {
             for second in 0..=0xFFu8 {
                 for third in [0x00, 0x41, 0x80, 0x99, 0xAC, 0xBF, 0xC0] {
