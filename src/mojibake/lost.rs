@@ -223,7 +223,7 @@ pub fn may_hold_lost(input: &[u8], range: Range<usize>) -> bool {
 const SLOT_REPLACEMENT: u8 = REPLACEMENT[0];
 
 /// How long a range [`may_hold_lost`] looks at byte by byte.
-const SHORT_GAP: usize = 16;
+const SHORT_GAP: usize = 64;
 
 /// The lost match whose slot is at `slot`, its lead no earlier than `start`.
 fn lost_before(
@@ -367,10 +367,10 @@ mod tests {
                 prop_oneof![Just(b' '), Just(b'?'), Just(0xC3u8), Just(0xA9u8), Just(0xEFu8),
                             Just(0xBFu8), Just(0xBDu8), Just(0xD0u8), Just(0xE2u8), Just(0x80u8),
                             any::<u8>()],
-                0..40,
+                0..160,
             ),
             which in 0..2usize,
-            from in 0..40usize,
+            from in 0..160usize,
         ) {
             let readings = readings_of(which);
             let range = from.min(bytes.len())..bytes.len();
