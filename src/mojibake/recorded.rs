@@ -65,24 +65,33 @@ impl RecordedScan {
             return 0;
         }
         // Most buffers hold no run that could borrow: then nothing else is looked at.
-        if !self.runs.iter().any(|run| self.may_borrow(input, run)) {
+        let borrowers = self.borrowers(input);
+        if borrowers.is_empty() {
             return 0;
         }
-        let scopes: Vec<Option<ScopedValue>> =
-            self.runs.iter().map(|run| scope_of(&run.span)).collect();
+        // Every run is tallied under its scope; the scopes of the few that may borrow are kept.
         let mut tallies = Tallies::default();
-        for (run, scope) in self.runs.iter().zip(&scopes) {
-            if let Some(scope) = scope {
-                let tally = tallies.entry(scope.scope).or_default();
-                tally.add(scope.value, run.verdict, run.repaired, run.field);
+        let mut scopes: Vec<(usize, ScopedValue)> = Vec::with_capacity(borrowers.len());
+        let mut next_borrower = 0;
+        for (i, run) in self.runs.iter().enumerate() {
+            let borrows = borrowers.get(next_borrower) == Some(&i);
+            next_borrower += usize::from(borrows);
+            let Some(scope) = scope_of(&run.span) else {
+                continue;
+            };
+            let tally = tallies.entry(scope.scope).or_default();
+            tally.add(scope.value, run.verdict, run.repaired, run.field);
+            if borrows {
+                scopes.push((i, scope));
             }
         }
         let lends = |i: usize| {
-            let scope = scopes[i].as_ref()?;
+            let at = scopes.binary_search_by_key(&i, |&(k, _)| k).ok()?;
+            let scope = &scopes[at].1;
             let garbled = tallies.get(&scope.scope)?.lends()?;
             Some((scope.span.clone(), FieldEvidence::GarbledScope(garbled)))
         };
-        self.lend_where(input, &[], lends)
+        self.lend_where(input, &borrowers, &[], lends)
     }
 
     /// Repairs the lone letters that the text around them vouches for ([`super::text_scope`]),
@@ -96,24 +105,32 @@ impl RecordedScan {
         mut value_of: impl FnMut(&Range<usize>) -> Range<usize>,
         evidence: FieldEvidence,
     ) -> usize {
+        let borrowers = self.borrowers(input);
         let spans: Vec<Range<usize>> = self.runs.iter().map(|run| run.span.clone()).collect();
-        self.lend_where(input, earlier, |i| Some((value_of(&spans[i]), evidence)))
+        let lends = |i: usize| Some((value_of(&spans[i]), evidence));
+        self.lend_where(input, &borrowers, earlier, lends)
     }
 
-    /// Repairs each run that may borrow and for which `lends` (given the run's index) names a
-    /// value and the evidence it lends, when the value holds no non-ASCII text but runs (these
-    /// and the `earlier` ones).
+    /// The indexes of the runs that may borrow a scope's evidence ([`may_borrow`]), in order.
+    fn borrowers(&self, input: &[u8]) -> Vec<usize> {
+        (self.runs.iter().enumerate())
+            .filter(|(_, run)| self.may_borrow(input, run))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Repairs each of the runs at `borrowers` (runs that may borrow) for which `lends`
+    /// (given the run's index) names a value and the evidence it lends, when the value holds
+    /// no non-ASCII text but runs (these and the `earlier` ones).
     fn lend_where(
         &mut self,
         input: &[u8],
+        borrowers: &[usize],
         earlier: &[Range<usize>],
         mut lends: impl FnMut(usize) -> Option<(Range<usize>, FieldEvidence)>,
     ) -> usize {
         let mut lent = 0;
-        for i in 0..self.runs.len() {
-            if !self.may_borrow(input, &self.runs[i]) {
-                continue;
-            }
+        for &i in borrowers {
             let Some((value, evidence)) = lends(i) else {
                 continue;
             };
