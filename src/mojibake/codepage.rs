@@ -762,7 +762,10 @@ mod tests {
                 let bytes = ch.encode_utf8(&mut utf8).as_bytes();
                 let expected = listed(readings, ch);
                 assert_eq!(readings.origin(ch), expected, "{ch:?}");
-                assert_eq!(readings.origin_at(bytes), expected.map(|o| (o, bytes.len())));
+                assert_eq!(
+                    readings.origin_at(bytes),
+                    expected.map(|o| (o, bytes.len()))
+                );
             }
         }
         let readings = Readings::western();
