@@ -744,8 +744,10 @@ mod tests {
         assert_eq!(readings.reading_name(ReadingMask::WESTERN_FAMILY), "mixed");
     }
 
-    /// The byte-keyed index answers exactly what decoding and [`Readings::origin`] answer:
-    /// for every character up to U+FFFF, and for every two- and three-byte prefix, valid or not.
+    /// [`Readings::origin`] and the byte-keyed index answer exactly what the lists of
+    /// characters say, for every character, under the Western pair and under every page; and
+    /// the index answers what decoding answers for every two- and three-byte prefix, valid or
+    /// not.
     #[test]
     fn origin_at_agrees_with_origin_everywhere() {
         // What each character stands for, by the lists the index is made of.

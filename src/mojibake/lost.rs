@@ -28,7 +28,7 @@ use std::ops::Range;
 
 use super::classes::{CharClass, class_of};
 use super::codepage::{ReadingMask, Readings, is_lead_byte};
-use super::lost_slots::{REPLACEMENT, lost_slots};
+use super::lost_slots::{REPLACEMENT, lost_slots, may_hold_slot};
 use super::matcher::{decode_last_char, start_of_char_before};
 
 /// What stood in the lost byte's slot.
@@ -208,19 +208,12 @@ pub fn find_lost(
 /// two garbled words lie a few bytes (a space, a comma and a space): too few for a lost match,
 /// or with no slot, which a look at each byte tells faster than setting up a search.
 pub fn may_hold_lost(input: &[u8], range: Range<usize>) -> bool {
-    if range.len() < SHORTEST_LOST {
-        return false;
-    }
-    match input.get(range.clone()) {
-        Some(gap) if gap.len() <= SHORT_GAP => gap
-            .windows(2)
-            .any(|pair| pair[0] >= 0x80 && matches!(pair[1], b' ' | b'?' | SLOT_REPLACEMENT)),
+    match range.len() {
+        0..SHORTEST_LOST => false,
+        SHORTEST_LOST..=SHORT_GAP => may_hold_slot(input, range),
         _ => true,
     }
 }
-
-/// The first byte of U+FFFD, which may stand in a slot.
-const SLOT_REPLACEMENT: u8 = REPLACEMENT[0];
 
 /// How long a range [`may_hold_lost`] looks at byte by byte.
 const SHORT_GAP: usize = 64;
