@@ -207,7 +207,7 @@ pub fn find_lost(
 /// Whether `range` of `input` may hold a lost match: `false` only when it cannot. Between
 /// two garbled words lie a few bytes (a space, a comma and a space): too few for a lost match,
 /// or with no slot, which a look at each byte tells faster than setting up a search.
-pub fn may_hold_lost(input: &[u8], range: Range<usize>) -> bool {
+pub(crate) fn may_hold_lost(input: &[u8], range: Range<usize>) -> bool {
     match range.len() {
         0..SHORTEST_LOST => false,
         SHORTEST_LOST..=SHORT_GAP => may_hold_slot(input, range),
