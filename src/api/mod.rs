@@ -134,7 +134,7 @@ impl std::fmt::Debug for Settings {
 impl Settings {
     /// The scanner these settings judge text with; fails when the page asked for bytes that
     /// are not UTF-8 is not one of the readings.
-    fn scanner(&self) -> Result<Scanner, Error> {
+    pub(crate) fn scanner(&self) -> Result<Scanner, Error> {
         let scanner = match self.choose_reading {
             true => Scanner::choosing(self.readings.pages(), self.strictness)
                 .map_err(|e| Error::Usage(e.to_string()))?,

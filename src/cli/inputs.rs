@@ -15,7 +15,6 @@ use crate::api::Settings;
 use crate::dump::{Definitions, Format};
 use crate::engine::walk::{self, Found, WalkOptions};
 use crate::engine::{self, EngineOptions, Input, Progress};
-use crate::mojibake::RawBytes;
 
 /// Inputs, and how to read them.
 #[derive(Args, Clone, Debug)]
@@ -77,28 +76,21 @@ impl Selection {
         format: Format,
         outcome: &mut Outcome,
     ) -> Result<(Settings, Prepared), Error> {
-        let scanner = detection.scanner()?;
+        let judged = detection.settings()?;
         let prepared = self.prepare(outcome)?;
         let engine = EngineOptions {
             progress: None,
             ..prepared.engine.clone()
         };
-        let definitions = Definitions::read(&self.schemas, scanner.readings(), &engine)?;
+        let definitions = Definitions::read(&self.schemas, &judged.readings, &engine)?;
         let settings = Settings {
-            readings: scanner.readings().clone(),
-            choose_reading: scanner.chooses_reading(),
-            strictness: scanner.strictness(),
-            raw_bytes: match scanner.raw_bytes() {
-                Some(page) => RawBytes::Through(page),
-                None => RawBytes::Keep,
-            },
-            lost_bytes: scanner.lost_bytes(),
             format,
             schema: definitions.map(Arc::new),
             mmap: prepared.engine.mmap,
             progress: prepared.engine.progress.clone(),
             binary: !prepared.skip_binary,
             range: None,
+            ..judged
         };
         Ok((settings, prepared))
     }

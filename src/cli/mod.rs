@@ -27,6 +27,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::Error;
+use crate::api::Settings;
 use crate::mojibake::{RawBytes, Readings, Scanner, codepage};
 use values::{ColorArg, LostBytesArg, StrictnessArg};
 
@@ -263,9 +264,14 @@ pub(crate) struct Detection {
 }
 
 impl Detection {
-    pub(crate) fn scanner(&self) -> Result<Scanner, Error> {
-        let scanner = match self.readings.as_slice() {
-            [auto] if auto == "auto" => Scanner::choosing_any(self.strictness.into()),
+    /// The settings these options make: how text is judged, the rest as by default. They are
+    /// checked here, so that a bad option is told in the options' own words, but no scanner
+    /// is built: building one for every reading takes longer than scanning a small file.
+    pub(crate) fn settings(&self) -> Result<Settings, Error> {
+        let defaults = Settings::default();
+        let (readings, choose_reading) = match self.readings.as_slice() {
+            // The library's own default: every page, each buffer read through its choice.
+            [auto] if auto == "auto" => (defaults.readings, true),
             names => {
                 let mut pages = Vec::new();
                 for name in names {
@@ -278,20 +284,32 @@ impl Detection {
                     pages.push(page);
                 }
                 let readings = Readings::new(&pages).map_err(|e| Error::Usage(e.to_string()))?;
-                Scanner::new(readings, self.strictness.into())
+                (readings, false)
             }
         };
-        let raw = match self.raw_bytes.as_deref() {
+        let raw_bytes = match self.raw_bytes.as_deref() {
             None => RawBytes::Auto,
             Some("keep") => RawBytes::Keep,
             Some(name) => RawBytes::Through(codepage::by_name(name).ok_or_else(|| {
                 Error::Usage(format!("unknown reading '{name}' for --raw-bytes"))
             })?),
         };
-        scanner
-            .with_lost_bytes(self.lost_bytes.into())
-            .with_raw_bytes(raw)
-            .map_err(|e| Error::Usage(format!("--raw-bytes: {e} (--readings)")))
+        raw_bytes
+            .page_under(&readings, choose_reading)
+            .map_err(|e| Error::Usage(format!("--raw-bytes: {e} (--readings)")))?;
+        Ok(Settings {
+            readings,
+            choose_reading,
+            strictness: self.strictness.into(),
+            raw_bytes,
+            lost_bytes: self.lost_bytes.into(),
+            ..defaults
+        })
+    }
+
+    /// The scanner these options make.
+    pub(crate) fn scanner(&self) -> Result<Scanner, Error> {
+        self.settings()?.scanner()
     }
 }
 

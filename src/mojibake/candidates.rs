@@ -98,7 +98,7 @@ impl CandidateFilter {
     /// The filter for runs under `readings`, and for C1 controls too when `controls`.
     pub fn new(readings: &Readings, controls: bool) -> CandidateFilter {
         let mut roles = [0u8; 256];
-        let mut utf8 = [0u8; 8];
+        let mut utf8 = [0u8; 4];
         let (leads, continuations): (Vec<char>, Vec<char>) = {
             let entries: Vec<_> = readings.entries().collect();
             let leads = entries
@@ -114,15 +114,23 @@ impl CandidateFilter {
             (leads, continuations)
         };
         // The first three bytes of every lead character followed by every continuation
-        // character: each garbled character is non-ASCII, so two or more bytes long.
-        for &lead in &leads {
-            let lead_len = lead.encode_utf8(&mut utf8[..4]).len();
-            for &next in &continuations {
-                next.encode_utf8(&mut utf8[lead_len..lead_len + 4]);
-                roles[usize::from(utf8[0])] |= FIRST;
-                roles[usize::from(utf8[1])] |= SECOND;
-                roles[usize::from(utf8[2])] |= THIRD;
+        // character: each garbled character is non-ASCII, so two or more bytes long. The
+        // third is the lead's own or, after a two-byte lead, the first of the continuation's.
+        // (The matcher reads no ASCII character as garbled: nor does the filter.)
+        let mut two_byte_lead = false;
+        for lead in leads.iter().filter(|_| !continuations.is_empty()) {
+            if let [first, second, ref rest @ ..] = *lead.encode_utf8(&mut utf8).as_bytes() {
+                roles[usize::from(first)] |= FIRST;
+                roles[usize::from(second)] |= SECOND;
+                match rest.first() {
+                    Some(&third) => roles[usize::from(third)] |= THIRD,
+                    None => two_byte_lead = true,
+                }
             }
+        }
+        for next in continuations.iter().filter(|_| two_byte_lead) {
+            let first = next.encode_utf8(&mut utf8).as_bytes()[0];
+            roles[usize::from(first)] |= THIRD;
         }
         if controls {
             roles[0xC2] |= CONTROL_FIRST;
@@ -375,6 +383,42 @@ mod tests {
     use crate::mojibake::codepage::{ALL, LATIN1, WINDOWS_1252};
     use crate::mojibake::controls::control_at;
     use crate::mojibake::matcher::match_at;
+
+    #[test]
+    fn the_roles_are_the_first_three_bytes_of_every_garbled_pair() {
+        // Every page alone, the Western pair, all pages, with and without controls.
+        let mut sets: Vec<Readings> = ALL
+            .iter()
+            .map(|page| Readings::new(&[page]).unwrap())
+            .collect();
+        sets.push(Readings::western());
+        sets.push(Readings::all());
+        for readings in &sets {
+            let entries: Vec<_> = readings.entries().collect();
+            let of = |pick: fn(u8) -> bool| -> Vec<char> {
+                (entries.iter().filter(|(_, o)| pick(o.byte)))
+                    .map(|&(ch, _)| ch)
+                    .collect()
+            };
+            let leads = of(is_lead_byte);
+            let continuations = of(|byte| (0x80..=0xBF).contains(&byte));
+            let mut roles = [0u8; 256];
+            for lead in &leads {
+                for next in &continuations {
+                    let pair = format!("{lead}{next}");
+                    for (role, byte) in [FIRST, SECOND, THIRD].into_iter().zip(pair.bytes()) {
+                        roles[usize::from(byte)] |= role;
+                    }
+                }
+            }
+            for controls in [false, true] {
+                let filter = CandidateFilter::new(readings, controls);
+                let mask = FIRST | SECOND | THIRD;
+                let found: Vec<u8> = filter.roles.iter().map(|role| role & mask).collect();
+                assert_eq!(found, roles, "{:?}", readings.pages());
+            }
+        }
+    }
 
     #[test]
     fn correct_accents_are_no_candidates() {

@@ -254,6 +254,16 @@ pub struct ByteOrigin {
     pub traits: MarkerTraits,
 }
 
+impl ByteOrigin {
+    /// Takes in `later`, the same character given by a later page: for the same byte, that
+    /// page agrees and joins the mask; for another byte, the earlier page keeps the character.
+    fn given_again(&mut self, later: ByteOrigin) {
+        if later.byte == self.byte {
+            self.mask.0 |= later.mask.0;
+        }
+    }
+}
+
 /// The reverse index of a set of code pages: for each character that some page produces for a
 /// byte `>= 0x80`, that byte and the pages that agree on it.
 ///
@@ -317,8 +327,11 @@ impl Readings {
         if active == 0 {
             return Err(ReadingsError::Empty);
         }
-        let mut low = [None; 256];
-        let mut high: Vec<(char, ByteOrigin)> = Vec::new();
+        // Every character a page read gives for a byte, in page order and then byte order:
+        // the first to give a character keeps it, and the later pages that give it for the
+        // same byte add their masks.
+        let mut low: [Option<ByteOrigin>; 256] = [None; 256];
+        let mut given_high: Vec<(char, ByteOrigin)> = Vec::new();
         for (bit, page) in pages.iter().enumerate() {
             if active & 1 << bit == 0 {
                 continue;
@@ -328,30 +341,30 @@ impl Readings {
                 let Some(ch) = page.decode(byte) else {
                     continue;
                 };
-                let known = match u32::from(ch) {
-                    cp if cp < 0x100 => low[cp as usize].as_mut(),
-                    _ => high.iter_mut().find(|(c, _)| *c == ch).map(|(_, o)| o),
+                let origin = ByteOrigin {
+                    byte,
+                    mask,
+                    traits: MarkerTraits::of(ch),
                 };
-                match known {
-                    // Same character, same byte: one more page agrees.
-                    Some(origin) if origin.byte == byte => origin.mask.0 |= mask.0,
-                    // Same character from another byte: the earlier page keeps it.
-                    Some(_) => {}
-                    None => {
-                        let origin = ByteOrigin {
-                            byte,
-                            mask,
-                            traits: MarkerTraits::of(ch),
-                        };
-                        match u32::from(ch) {
-                            cp if cp < 0x100 => low[cp as usize] = Some(origin),
-                            _ => high.push((ch, origin)),
-                        }
-                    }
+                match u32::from(ch) {
+                    cp @ 0..0x100 => match &mut low[cp as usize] {
+                        Some(known) => known.given_again(origin),
+                        empty => *empty = Some(origin),
+                    },
+                    _ => given_high.push((ch, origin)),
                 }
             }
         }
-        high.sort_by_key(|(ch, _)| *ch);
+        // Stable, so that each character's entries stay in page and byte order: grouped by
+        // character at once, where looking each up among those before grew with their number.
+        given_high.sort_by_key(|(ch, _)| *ch);
+        let mut high: Vec<(char, ByteOrigin)> = Vec::with_capacity(given_high.len());
+        for (ch, origin) in given_high {
+            match high.last_mut() {
+                Some((last, known)) if *last == ch => known.given_again(origin),
+                _ => high.push((ch, origin)),
+            }
+        }
 
         let mut readings = Readings {
             pages: pages.to_vec(),
@@ -597,6 +610,43 @@ pub fn is_lead_byte(byte: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn readings_give_each_character_the_first_byte_and_the_pages_that_agree_on_it() {
+        // Every page alone, the Western pair, all pages, and all pages with only some read.
+        let mut sets: Vec<(Vec<&'static CodePage>, u16)> =
+            ALL.iter().map(|page| (vec![*page], 1)).collect();
+        sets.push((WESTERN.to_vec(), 0b11));
+        sets.push((ALL.to_vec(), (1 << ALL.len()) - 1));
+        sets.push((ALL.to_vec(), 0b1_0000_0000_1011));
+        for (pages, active) in sets {
+            let readings = Readings::among(&pages, |bit| active & 1 << bit != 0).unwrap();
+            // Each read page's bytes for each character, in page order and then byte order.
+            let mut bytes_of: BTreeMap<char, Vec<(usize, u8)>> = BTreeMap::new();
+            for bit in (0..pages.len()).filter(|bit| active & 1 << bit != 0) {
+                for byte in 0x80..=0xFFu8 {
+                    if let Some(ch) = pages[bit].decode(byte) {
+                        bytes_of.entry(ch).or_default().push((bit, byte));
+                    }
+                }
+            }
+            let mut given = 0;
+            for ch in (0..=0x10FFFF).filter_map(char::from_u32) {
+                let bytes = bytes_of.get(&ch).map_or(&[][..], Vec::as_slice);
+                let expected = bytes.first().map(|&(_, first)| {
+                    let mask = (bytes.iter())
+                        .filter(|&&(_, byte)| byte == first)
+                        .fold(0, |mask, &(bit, _)| mask | mask_of(bit, pages[bit]).0);
+                    (first, ReadingMask(mask), MarkerTraits::of(ch))
+                });
+                let origin = readings.origin(ch).map(|o| (o.byte, o.mask, o.traits));
+                assert_eq!(origin, expected, "{ch:?} in {pages:?}, {active:b}");
+                given += usize::from(expected.is_some());
+            }
+            assert_eq!(given, readings.entries().count(), "{pages:?}");
+        }
+    }
 
     #[test]
     fn garble_reads_every_byte_through_the_chosen_page() {

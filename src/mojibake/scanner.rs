@@ -178,6 +178,31 @@ pub enum RawBytes {
     Keep,
 }
 
+impl RawBytes {
+    /// The page bytes that are not UTF-8 are read through under `readings` (by a scanner that
+    /// chooses each buffer's reading among their pages when `choosing`), with its mask; `None`
+    /// when they are kept. A page asked for must be one the scanner reads, or for a choosing
+    /// scanner one of the pages it chooses among.
+    pub(crate) fn page_under(
+        self,
+        readings: &Readings,
+        choosing: bool,
+    ) -> Result<Option<(&'static CodePage, ReadingMask)>, NotAReading> {
+        match self {
+            RawBytes::Auto => Ok(default_raw(readings)),
+            RawBytes::Keep => Ok(None),
+            RawBytes::Through(page) => {
+                let bit = (readings.pages().iter())
+                    .position(|known| std::ptr::eq(*known, page))
+                    .filter(|&bit| choosing || readings.reads(bit))
+                    .ok_or(NotAReading(page.name))?;
+                let mask = readings.mask(bit).ok_or(NotAReading(page.name))?;
+                Ok(Some((page, mask)))
+            }
+        }
+    }
+}
+
 /// A code page asked for bytes that are not UTF-8 that is not one of the scanner's readings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotAReading(pub &'static str);
@@ -357,28 +382,35 @@ impl Resolved {
     }
 }
 
+/// Where Windows-1252 is among the pages `readings` reads, if it is.
+fn windows_1252_read(readings: &Readings) -> Option<usize> {
+    (readings.pages().iter())
+        .position(|page| std::ptr::eq(*page, &WINDOWS_1252))
+        .filter(|&bit| readings.reads(bit))
+}
+
+/// The page bytes that are not UTF-8 are read through by default, with its mask: Windows-1252
+/// when it is a reading (what MySQL's `latin1` and most writers of raw bytes mean), else the
+/// first reading given.
+fn default_raw(readings: &Readings) -> Option<(&'static CodePage, ReadingMask)> {
+    windows_1252_read(readings)
+        .or_else(|| (0..readings.pages().len()).find(|&bit| readings.reads(bit)))
+        .and_then(|bit| Some((readings.pages()[bit], readings.mask(bit)?)))
+}
+
 impl Scanner {
     pub fn new(readings: Readings, strictness: Strictness) -> Scanner {
         // The pattern strictness is the bare byte pattern of double encoding, nothing more.
-        let windows_1252 = readings
-            .pages()
-            .iter()
-            .position(|page| std::ptr::eq(*page, &WINDOWS_1252))
-            .filter(|&bit| readings.reads(bit));
+        let windows_1252 = windows_1252_read(&readings);
         let controls = windows_1252
             .filter(|_| strictness != Strictness::Pattern)
             .and_then(|bit| readings.mask(bit));
-        // Windows-1252 when it is a reading (what MySQL's `latin1` and most writers of raw
-        // bytes mean), else the first reading given.
-        let raw = windows_1252
-            .or_else(|| (0..readings.pages().len()).find(|&bit| readings.reads(bit)))
-            .and_then(|bit| Some((readings.pages()[bit], readings.mask(bit)?)));
         Scanner {
             candidates: CandidateFilter::new(&readings, controls.is_some()),
+            raw: default_raw(&readings),
             readings,
             strictness,
             controls,
-            raw,
             lost: LostBytes::default(),
             others: Arc::new([]),
             bounds: None,
@@ -389,14 +421,7 @@ impl Scanner {
     /// the scanners of the other readings it may choose.
     pub fn with_lost_bytes(mut self, lost: LostBytes) -> Scanner {
         self.lost = lost;
-        if !self.others.is_empty() {
-            let others: Vec<Scanner> = self
-                .others
-                .iter()
-                .map(|other| other.clone().with_lost_bytes(lost))
-                .collect();
-            self.others = others.into();
-        }
+        self.for_each_other(|other| other.lost = lost);
         self
     }
 
@@ -429,33 +454,29 @@ impl Scanner {
     /// Western pair does), for bytes that are not UTF-8 are no garbling a reading explains.
     pub fn with_raw_bytes(mut self, raw: RawBytes) -> Result<Scanner, NotAReading> {
         let choosing = !self.others.is_empty();
-        self.raw = match raw {
-            RawBytes::Auto => Scanner::new(self.readings.clone(), self.strictness).raw,
-            RawBytes::Keep => None,
-            RawBytes::Through(page) => {
-                let bit = self
-                    .readings
-                    .pages()
-                    .iter()
-                    .position(|known| std::ptr::eq(*known, page))
-                    .filter(|&bit| choosing || self.readings.reads(bit))
-                    .ok_or(NotAReading(page.name))?;
-                Some((page, self.readings.mask(bit).ok_or(NotAReading(page.name))?))
-            }
-        };
-        if choosing {
-            // Every reading of the set names the same pages, so the mask counts alike.
-            let others: Vec<Scanner> = self
-                .others
-                .iter()
-                .map(|other| Scanner {
-                    raw: self.raw,
-                    ..other.clone()
-                })
-                .collect();
-            self.others = others.into();
-        }
+        self.raw = raw.page_under(&self.readings, choosing)?;
+        // Every reading of the set names the same pages, so the mask counts alike.
+        let raw = self.raw;
+        self.for_each_other(|other| other.raw = raw);
         Ok(self)
+    }
+
+    /// Changes each of the other readings' scanners with `change`: in place while this
+    /// scanner is their only holder (as it is while being built), else on copies.
+    fn for_each_other(&mut self, change: impl Fn(&mut Scanner)) {
+        match Arc::get_mut(&mut self.others) {
+            Some(others) => others.iter_mut().for_each(change),
+            None => {
+                let others: Vec<Scanner> = (self.others.iter())
+                    .map(|other| {
+                        let mut other = other.clone();
+                        change(&mut other);
+                        other
+                    })
+                    .collect();
+                self.others = others.into();
+            }
+        }
     }
 
     /// The code page bytes that are not UTF-8 are read through, if they are converted.
