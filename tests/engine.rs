@@ -521,3 +521,43 @@ fn an_audited_fix_is_undone_exactly() {
         );
     }
 }
+
+/// `scan -q` stops at the first block that holds a change, and answers as `scan` does: for an
+/// input of many blocks garbled throughout, garbled in its last line only, and clean, however
+/// it is read.
+#[test]
+fn scan_q_answers_as_scan_does_whatever_the_threads_and_reading_method() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let garbled = dir.path().join("garbled.sql");
+    big_input(&garbled, 20);
+    let clean_text = std::fs::read_to_string(corpus("clean-multilingual.txt")).expect("clean");
+    let clean = clean_text.repeat((20 << 20) / clean_text.len() + 1);
+    let at_the_end = format!(
+        "{clean}{}\n",
+        garble("the last line: café".as_bytes(), |_| &WINDOWS_1252).expect("defined")
+    );
+    let clean_path = dir.path().join("clean.txt");
+    std::fs::write(&clean_path, &clean).expect("written");
+    let end_path = dir.path().join("at-the-end.txt");
+    std::fs::write(&end_path, &at_the_end).expect("written");
+    for (path, found) in [(&garbled, 1), (&end_path, 1), (&clean_path, 0)] {
+        let name = path.display();
+        assert_eq!(
+            run(&["scan", path_str(path)]).status.code(),
+            Some(found),
+            "{name}"
+        );
+        for args in [
+            vec!["-j", "1"],
+            vec!["-j", "2"],
+            vec!["-j", "2", "--no-mmap"],
+        ] {
+            let mut all = vec!["scan", "-q", path_str(path)];
+            all.extend(&args);
+            assert_eq!(run(&all).status.code(), Some(found), "{name} {args:?}");
+        }
+        let bytes = std::fs::read(path).expect("read");
+        let piped = run_with_stdin(&["scan", "-q", "-"], &bytes);
+        assert_eq!(piped.status.code(), Some(found), "{name} piped");
+    }
+}

@@ -68,23 +68,97 @@ fn scan_q_stops_at_the_first_find() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    let code = exit_code_within_30_seconds(&mut child);
+    assert_eq!(code, Some(1), "it waited on the FIFO");
+}
+
+/// Waits up to 30 seconds for `child` to end; its exit code, or `None` if it was still
+/// running (it is killed then).
+fn exit_code_within_30_seconds(child: &mut std::process::Child) -> Option<i32> {
     let started = Instant::now();
-    let status = loop {
+    loop {
         if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
+            return status.code();
         }
         if started.elapsed() > Duration::from_secs(30) {
             child.kill().unwrap();
             child.wait().unwrap();
-            break None;
+            return None;
         }
         std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(
-        status.and_then(|s| s.code()),
-        Some(1),
-        "it waited on the FIFO"
-    );
+    }
+}
+
+/// A stream still being written never ends: `scan -q` answers from the blocks that have come
+/// (a find in the first, two whole blocks of 8 MiB for two threads) without waiting for the
+/// rest, as it answers from the first blocks of a big file without reading the others.
+#[test]
+fn scan_q_stops_reading_at_the_first_block_that_finds() {
+    for threads in ["1", "2"] {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("still-written");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let path = fifo.clone();
+        let writer = std::thread::spawn(move || {
+            let mut stream = fs::OpenOptions::new().write(true).open(path).unwrap();
+            let clean = "clean text, line after line\n".repeat(1 << 16);
+            let mut text = GARBLED.to_string();
+            while text.len() < (17 << 20) {
+                text.push_str(&clean);
+            }
+            // Once the scan has its answer it closes the stream: the rest finds no reader.
+            let _ = std::io::Write::write_all(&mut stream, text.as_bytes());
+            // Held open, unended, until the test is over.
+            let _ = finished.recv();
+        });
+        let mut child = undouble()
+            .args(["scan", "-q", "-j", threads, path_str(&fifo)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let code = exit_code_within_30_seconds(&mut child);
+        done.send(()).unwrap();
+        writer.join().unwrap();
+        assert_eq!(
+            code,
+            Some(1),
+            "-j {threads}: it waited for the stream's end"
+        );
+    }
+}
+
+/// As with `grep -q`, a find answers even when the input fails after it: a dump whose
+/// end is cut off inside a comment is an error to `scan`, but its garbled value came first.
+#[test]
+fn scan_q_answers_with_a_find_before_an_error_in_the_same_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "-- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)\n\
+                CREATE TABLE t (id int, a text);\n\
+                INSERT INTO t VALUES (0,'CafÃ© crÃ¨me');\n";
+    // In the first block, or with the error two blocks later.
+    let long: String = (1..=400_000)
+        .map(|id| format!("INSERT INTO t VALUES ({id},'plain');\n"))
+        .collect();
+    for (name, rows) in [("short.sql", ""), ("long.sql", long.as_str())] {
+        let dump = write(
+            dir.path(),
+            name,
+            format!("{head}{rows}/* cut off").as_bytes(),
+        );
+        let output = run(&["scan", &dump]);
+        assert_eq!(output.status.code(), Some(2), "{name}: {}", stderr(&output));
+        assert!(stderr(&output).contains("the dump ends inside a comment"));
+        for threads in ["1", "2"] {
+            let output = run(&["scan", "-q", "-j", threads, &dump]);
+            assert_eq!(output.status.code(), Some(1), "{name}: {}", stderr(&output));
+        }
+    }
 }
 
 #[test]

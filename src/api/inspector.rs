@@ -212,14 +212,15 @@ impl Inspector {
     }
 
     /// Whether `input` holds anything a fix changes (an input skipped as binary holds none),
-    /// found as cheaply as it can be: only the count, no survey, no per-column view.
+    /// found as cheaply as it can be: only the count, no survey, no per-column view, and
+    /// nothing read after the first block that holds a change.
     pub fn holds_any(&self, input: &Input) -> Result<bool, Error> {
         let head = input.head(engine::SNIFF_LIMIT.max(dump::HEADER_LIMIT))?;
         if !self.settings.binary && engine::is_binary_head(&head) {
             return Ok(false);
         }
         let engine = &self.engine;
-        let counts = match dump::dialect_in(&head, self.settings.format) {
+        match dump::dialect_in(&head, self.settings.format) {
             Some(dialect) => {
                 let options = dump_options(dialect, &self.settings.schema);
                 let pass = dump::DumpPass {
@@ -227,11 +228,10 @@ impl Inspector {
                     options: &options,
                     engine,
                 };
-                dump::scan_dump(&pass, input, 0)?.0.counts
+                dump::dump_changes(&pass, input)
             }
-            None => engine::scan_input(&self.scanner, input, engine)?,
-        };
-        Ok(counts.changes() > 0)
+            None => engine::input_changes(&self.scanner, input, engine),
+        }
     }
 }
 

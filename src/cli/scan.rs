@@ -42,8 +42,8 @@ pub(crate) struct ScanArgs {
 
 /// `scan -q`, as `grep -q`: nothing on standard output, nothing on standard error but errors.
 const QUIET_HELP: &str = "Print nothing (errors aside): the exit status alone says whether \
-    anything was found (1) or not (0), as with grep -q. Stops at the first input that holds \
-    double-encoded text, and a find wins over an error (2)";
+    anything was found (1) or not (0), as with grep -q. Stops reading at the first block that \
+    holds double-encoded text, and a find wins over an error (2)";
 
 pub(crate) fn run(args: &ScanArgs) -> Outcome {
     let mut outcome = Outcome::default();

@@ -77,6 +77,7 @@ mod tiling;
 use std::io::{self, Write};
 use std::ops::{ControlFlow, Range};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, mpsc};
 
 pub use definitions::Definitions;
@@ -495,6 +496,7 @@ fn read_and_lex(
     recycle: mpsc::Receiver<LexedBuffer>,
     head: &mut Vec<u8>,
     head_limit: usize,
+    stop: &AtomicBool,
 ) -> Result<Lexer, Error> {
     let path = input.display_path();
     let read_for = ReadFor::Data {
@@ -514,6 +516,10 @@ fn read_and_lex(
     // A buffer lexed before the range, kept for the next.
     let mut spare: Option<LexedBuffer> = None;
     let mut step = |block: &[u8], base: u64, last: bool| -> Result<ControlFlow<()>, Error> {
+        // The scanning side has its answer: nothing more is read.
+        if stop.load(Ordering::Relaxed) {
+            return Ok(ControlFlow::Break(()));
+        }
         let start = lexing.next_base(base, last);
         let in_range = match &range {
             None => true,
@@ -541,10 +547,13 @@ fn read_and_lex(
             .tables
             .extend(defined[tables_sent..].iter().map(TableNames::of));
         tables_sent = defined.len();
-        // The scanning side only stops early on an error, which it reports itself.
-        send.send(buffer)
-            .map_err(|_| Error::Internal("the dump writer stopped".into()))?;
-        Ok(ControlFlow::Continue(()))
+        // The scanning side stops early when it has its answer, or on an error, which it
+        // reports itself.
+        match (send.send(buffer), stop.load(Ordering::Relaxed)) {
+            (Ok(()), _) => Ok(ControlFlow::Continue(())),
+            (Err(_), true) => Ok(ControlFlow::Break(())),
+            (Err(_), false) => Err(Error::Internal("the dump writer stopped".into())),
+        }
     };
     let each = |block: &[u8], base: u64| -> Result<ControlFlow<()>, Error> {
         if base == 0 {
@@ -618,6 +627,7 @@ fn process<W: Write>(
     input: &Input,
     repair: Option<DumpOutput<'_, '_, W>>,
     head_limit: usize,
+    reach: Reach,
 ) -> Result<(DumpReport, Vec<u8>), Error> {
     let DumpPass {
         scanner,
@@ -639,16 +649,25 @@ fn process<W: Write>(
     let (give_back, recycle) = mpsc::sync_channel::<LexedBuffer>(alive);
     let mut head = Vec::new();
     let head_out = &mut head;
+    // Set when the answer is known before the end ([`Reach::FirstChange`]).
+    let stop = AtomicBool::new(false);
+    let stop = &stop;
     let (read, written) = std::thread::scope(|scope| {
         // The reader owns the sending end: when it stops, for whatever reason, the loop
         // below ends.
         let reader = scope.spawn(move || {
             read_and_lex(
                 scanner, input, options, engine, names_rows, send, recycle, head_out, head_limit,
+                stop,
             )
         });
         let written = engine::in_order_in_parallel(
-            receive.iter(),
+            // The stop is looked at before waiting for the next buffer.
+            std::iter::from_fn(|| {
+                (!stop.load(Ordering::Relaxed))
+                    .then(|| receive.recv().ok())
+                    .flatten()
+            }),
             // One buffer per thread: each is much larger than its bytes (a span per value),
             // so they are most of the memory, and two per thread measured no faster.
             1,
@@ -657,7 +676,15 @@ fn process<W: Write>(
                 scan_buffer(scanner, buffer, writes, audited, sequences, out_path)
             },
             |scanned| {
+                // Buffers started before the stop are done, and dropped.
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
                 let buffer = consumer.take(scanned)?;
+                // A buffer's findings are its own: what comes after cannot undo a change.
+                if reach == Reach::FirstChange && consumer.findings.counts.changes() > 0 {
+                    stop.store(true, Ordering::Relaxed);
+                }
                 let _ = give_back.try_send(buffer);
                 Ok(())
             },
@@ -669,12 +696,18 @@ fn process<W: Write>(
         (read, written.map(|()| consumer))
     });
     let consumer = written?;
-    let lexer = read?;
+    let schema = match read {
+        Ok(lexer) => lexer.schema,
+        // The answer was known before the reader failed: what it read after does not matter,
+        // as a file that fails after its first find does not change `grep -q`'s answer.
+        Err(_) if stop.load(Ordering::Relaxed) => Schema::default(),
+        Err(error) => return Err(error),
+    };
     let findings = consumer.finish()?;
     // A range's report keeps every table it knows of, rows or not, so that the reports of a
     // tiling list the same tables in the same order and are joined table by table.
     let every_table = engine.range.is_some();
-    let report = DumpReport::new(options.dialect, lexer.schema, findings, every_table);
+    let report = DumpReport::new(options.dialect, schema, findings, every_table);
     Ok((report, head))
 }
 
@@ -933,7 +966,23 @@ pub(crate) fn scan_dump(
     input: &Input,
     head_limit: usize,
 ) -> Result<(DumpReport, Vec<u8>), Error> {
-    process::<io::Sink>(pass, input, None, head_limit)
+    process::<io::Sink>(pass, input, None, head_limit, Reach::Whole)
+}
+
+/// Whether a fix changes anything in the dump `input`: it is read only as far as the first
+/// buffer that holds a change.
+pub(crate) fn dump_changes(pass: &DumpPass<'_>, input: &Input) -> Result<bool, Error> {
+    let (report, _) = process::<io::Sink>(pass, input, None, 0, Reach::FirstChange)?;
+    Ok(report.counts.changes() > 0)
+}
+
+/// How far a pass over a dump reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// To its end.
+    Whole,
+    /// To the first buffer that holds a change: all a yes or no needs.
+    FirstChange,
 }
 
 /// Repairs the text values of a dump into `output`, telling its audit every change, in order. This is the dump mode alone, on any bytes, without the
@@ -944,7 +993,7 @@ pub fn fix_dump<W: Write>(
     input: &Input,
     output: DumpOutput<'_, '_, W>,
 ) -> Result<DumpReport, Error> {
-    let (report, _) = process(pass, input, Some(output), 0)?;
+    let (report, _) = process(pass, input, Some(output), 0, Reach::Whole)?;
     Ok(report)
 }
 

@@ -604,8 +604,9 @@ impl ReadBlocks<'_> {
                 source,
             })?;
         let (stopped, left_unread) = (Cell::new(false), Cell::new(false));
-        let taken = receive
-            .iter()
+        // The stop is looked at before waiting for the next block: a stream that is still
+        // being written need not deliver it.
+        let taken = std::iter::from_fn(|| (!stopped.get()).then(|| receive.recv().ok()).flatten())
             .take_while(|(_, base)| {
                 let go = !stopped.get() && goes_on(*base);
                 left_unread.set(!go);
@@ -727,20 +728,7 @@ pub(crate) fn scan_input_keeping_head(
         input,
         scanner.readings(),
         options,
-        |block, base| {
-            let mut counts = Counts::default();
-            let utf8 = Utf8::known(counts.observe_bytes(block, base));
-            let Ok(()) = scanner.scan_chosen(
-                block,
-                &mut CountingSink {
-                    counts: &mut counts,
-                    base,
-                    sequences: Sequences::Counted,
-                },
-                utf8,
-            );
-            Ok(counts)
-        },
+        |block, base| Ok(count_block(scanner, block, base, Sequences::Counted)),
         |block, base, counts| {
             if base == 0 {
                 head.extend_from_slice(&block[..block.len().min(head_limit)]);
@@ -750,6 +738,44 @@ pub(crate) fn scan_input_keeping_head(
         },
     )?;
     Ok((total, head))
+}
+
+/// Whether a fix changes anything in `input`: its blocks are scanned as
+/// [`scan_input`] scans them, and no block is read after the first that holds a change (the
+/// counts of a block are its own, so what comes after cannot undo it).
+pub(crate) fn input_changes(
+    scanner: &Scanner,
+    input: &Input,
+    options: &EngineOptions,
+) -> Result<bool, Error> {
+    let flow = for_each_block(
+        input,
+        scanner.readings(),
+        options,
+        |block, base| Ok(count_block(scanner, block, base, Sequences::Uncounted).changes() > 0),
+        |_, _, changes| match changes {
+            true => Ok(ControlFlow::Break(())),
+            false => Ok(ControlFlow::Continue(())),
+        },
+    )?;
+    Ok(flow.is_break())
+}
+
+/// The counts of one block of an input, which starts at `base`: its bytes, and the runs its
+/// chosen reading finds.
+fn count_block(scanner: &Scanner, block: &[u8], base: u64, sequences: Sequences) -> Counts {
+    let mut counts = Counts::default();
+    let utf8 = Utf8::known(counts.observe_bytes(block, base));
+    let Ok(()) = scanner.scan_chosen(
+        block,
+        &mut CountingSink {
+            counts: &mut counts,
+            base,
+            sequences,
+        },
+        utf8,
+    );
+    counts
 }
 
 /// The head [`scan_input_keeping_head`] keeps of a whole run, read on its own: the first
