@@ -50,6 +50,40 @@ fn scan_q_prints_nothing_and_answers_by_its_exit_status() {
     }
 }
 
+/// `scan -q` answers inputs in parallel but in the order given: an error of an input before
+/// the first find is told, and none after it is (the run has its answer there).
+#[test]
+fn scan_q_tells_the_errors_before_its_first_find_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut inputs: Vec<String> = (0..40)
+        .map(|i| {
+            write(
+                dir.path(),
+                &format!("clean-{i:02}.txt"),
+                b"Caf\xc3\xa9 cr\xc3\xa8me\n",
+            )
+        })
+        .collect();
+    inputs[10] = path_str(&dir.path().join("missing-before.txt")).to_owned();
+    inputs[30] = write(dir.path(), "garbled.txt", GARBLED.as_bytes());
+    inputs[35] = path_str(&dir.path().join("missing-after.txt")).to_owned();
+    for threads in ["1", "2"] {
+        let mut args = vec!["scan", "-q", "-j", threads];
+        args.extend(inputs.iter().map(String::as_str));
+        let output = run(&args);
+        assert_eq!(output.status.code(), Some(1), "-j {threads}");
+        let stderr = stderr(&output);
+        assert!(
+            stderr.contains("missing-before.txt"),
+            "-j {threads}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("missing-after.txt"),
+            "-j {threads}: {stderr}"
+        );
+    }
+}
+
 /// A FIFO nobody writes to would block a scan that opened it: `scan -q` never gets there,
 /// because the input before it already answered.
 #[test]

@@ -191,22 +191,28 @@ impl Prepared {
     /// goes on with the next inputs while one is reported, a few per thread ahead of it (which
     /// bounds what is held): no thread waits for the report of a batch, or for the slowest
     /// input of one. `report` stops the run by returning [`Stopped`]: no input is started
-    /// after that, and those under way are finished.
+    /// after that, and those under way are finished. A stream (a FIFO, standard input) is
+    /// started only once every input before it is reported: opening one may wait for a writer
+    /// that never comes, and the run must not wait for it after a report before it stopped.
     pub(crate) fn each_in_order<T: Send>(
         &self,
         process: impl Fn(&Found) -> T + Sync,
         mut report: impl FnMut(&Found, T) -> Result<(), Stopped> + Send,
     ) -> Result<(), Stopped> {
+        let files_together = |a: &Found, b: &Found| a.input.is_file() && b.input.is_file();
         self.pool.install(|| {
-            engine::in_order_in_parallel(
-                &self.found,
-                FILES_AHEAD_PER_THREAD,
-                |found| {
-                    self.show(&found.input);
-                    Ok((found, process(found)))
-                },
-                |(found, result)| report(found, result),
-            )
+            for inputs in self.found.chunk_by(files_together) {
+                engine::in_order_in_parallel(
+                    inputs,
+                    FILES_AHEAD_PER_THREAD,
+                    |found| {
+                        self.show(&found.input);
+                        Ok((found, process(found)))
+                    },
+                    |(found, result)| report(found, result),
+                )?;
+            }
+            Ok(())
         })
     }
 }

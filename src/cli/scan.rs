@@ -195,26 +195,26 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
     outcome
 }
 
-/// `scan -q`: the inputs one after the other (each one's blocks still in parallel), until the
-/// first that holds double-encoded text; what the rest hold cannot change the answer.
+/// `scan -q`: the inputs in parallel, answered in the walk's order, until the first that
+/// holds double-encoded text; what the rest hold cannot change the answer. An error of an
+/// input before it is told.
 fn run_quiet(inspector: &Inspector, prepared: &Prepared, mut outcome: Outcome) -> Outcome {
-    let found = prepared.pool.install(|| {
-        prepared.found.iter().any(|found| {
-            prepared.show(&found.input);
-            match inspector.holds_any(&found.input) {
-                Ok(any) => any,
-                Err(error) => {
-                    outcome.error(&error);
-                    false
-                }
+    let answered = prepared.each_in_order(
+        |found| inspector.holds_any(&found.input),
+        |_, held| match held {
+            Ok(true) => Err(Stopped),
+            Ok(false) => Ok(()),
+            Err(error) => {
+                outcome.error(&error);
+                Ok(())
             }
-        })
-    });
+        },
+    );
     prepared.finish();
-    if found {
+    if answered.is_err() {
         // As with grep -q: the answer is known, whatever went wrong on the way.
         return Outcome {
-            found,
+            found: true,
             ..Outcome::default()
         };
     }
