@@ -422,8 +422,7 @@ fn output_to_a_fifo_is_written_not_replaced() {
     use std::os::unix::fs::FileTypeExt;
     let dir = tempfile::tempdir().expect("tempdir");
     let fifo = dir.path().join("pipe");
-    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(made.success());
+    make_fifo(&fifo);
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read(fifo).expect("read the fifo"))

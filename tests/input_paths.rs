@@ -74,8 +74,7 @@ fn run_as(way: Way, args: &[&str], file: &Path, bytes: &[u8]) -> Seen {
         Way::Stdin | Way::StdinFile => ("-".to_owned(), true, false),
         Way::Dash => ("-".to_owned(), true, false),
         Way::Fifo => {
-            let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-            assert!(made.success());
+            make_fifo(&fifo);
             (path_str(&fifo).to_owned(), false, true)
         }
         Way::DevStdin => ("/dev/stdin".to_owned(), true, false),

@@ -91,11 +91,7 @@ fn scan_q_stops_at_the_first_find() {
     let dir = tempfile::tempdir().unwrap();
     let garbled = write(dir.path(), "garbled.txt", GARBLED.as_bytes());
     let fifo = dir.path().join("never-written");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success());
+    make_fifo(&fifo);
     let mut child = undouble()
         .args(["scan", "-q", "-j", "2", &garbled, path_str(&fifo)])
         .stdout(Stdio::null())
@@ -131,11 +127,7 @@ fn scan_q_stops_reading_at_the_first_block_that_finds() {
     for threads in ["1", "2"] {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("still-written");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        make_fifo(&fifo);
         let (done, finished) = std::sync::mpsc::channel::<()>();
         let path = fifo.clone();
         let writer = std::thread::spawn(move || {

@@ -48,6 +48,12 @@ pub fn json_lines(output: &Output) -> Vec<Value> {
         .collect()
 }
 
+/// Makes a FIFO at `path` (`mkfifo`).
+pub fn make_fifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
 pub fn path_str(path: &Path) -> &str {
     path.to_str().expect("test paths are UTF-8")
 }
