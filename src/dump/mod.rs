@@ -672,11 +672,15 @@ fn process<W: Write>(
             // so they are most of the memory, and two per thread measured no faster.
             1,
             |buffer| {
+                // A buffer taken before the stop is not scanned after it: it is dropped.
+                if stop.load(Ordering::Relaxed) {
+                    return Ok((buffer, Counts::default(), None));
+                }
                 let sequences = engine.fix_sequences;
                 scan_buffer(scanner, buffer, writes, audited, sequences, out_path)
             },
             |scanned| {
-                // Buffers started before the stop are done, and dropped.
+                // Buffers started before the stop are dropped.
                 if stop.load(Ordering::Relaxed) {
                     return Ok(());
                 }

@@ -29,6 +29,7 @@ use std::ops::{ControlFlow, Range};
 use std::os::unix::fs::MetadataExt;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
@@ -748,13 +749,22 @@ pub(crate) fn input_changes(
     input: &Input,
     options: &EngineOptions,
 ) -> Result<bool, Error> {
+    // Blocks are answered in order: once one holds a change, those after it that the pool
+    // has not begun are not scanned (their answer is dropped).
+    let answered = AtomicBool::new(false);
     let flow = for_each_block(
         input,
         scanner.readings(),
         options,
-        |block, base| Ok(count_block(scanner, block, base, Sequences::Uncounted).changes() > 0),
+        |block, base| match answered.load(Ordering::Relaxed) {
+            true => Ok(false),
+            false => Ok(count_block(scanner, block, base, Sequences::Uncounted).changes() > 0),
+        },
         |_, _, changes| match changes {
-            true => Ok(ControlFlow::Break(())),
+            true => {
+                answered.store(true, Ordering::Relaxed);
+                Ok(ControlFlow::Break(()))
+            }
             false => Ok(ControlFlow::Continue(())),
         },
     )?;
