@@ -149,6 +149,9 @@ fn scan_q_stops_reading_at_the_first_block_that_finds() {
             .spawn()
             .unwrap();
         let code = exit_code_within_30_seconds(&mut child);
+        // Were the stream never opened by the scan, its writer would wait for a reader for
+        // ever: one comes and goes, and the writes find none.
+        drop(fs::File::open(&fifo));
         done.send(()).unwrap();
         writer.join().unwrap();
         assert_eq!(
@@ -167,7 +170,7 @@ fn scan_q_answers_with_a_find_before_an_error_in_the_same_input() {
     let head = "-- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)\n\
                 CREATE TABLE t (id int, a text);\n\
                 INSERT INTO t VALUES (0,'CafÃ© crÃ¨me');\n";
-    // In the first block, or with the error two blocks later.
+    // The error in the same block as the find, or in the next one.
     let long: String = (1..=400_000)
         .map(|id| format!("INSERT INTO t VALUES ({id},'plain');\n"))
         .collect();
