@@ -93,7 +93,7 @@ use crate::engine::classify::{self, TextKind};
 use crate::engine::{self, EngineOptions, Input, Written};
 use crate::error::{DumpErrorKind, Error};
 use crate::mojibake::counts::Sequences;
-use crate::mojibake::{Counts, RecordedScan, Scanner, ScopedValue};
+use crate::mojibake::{Counts, RecordedScan, Scanner, ScopedValue, Utf8};
 use crate::sql::SqlDialect;
 pub use lexer::LexError;
 use lexer::{Lexed, Lexer, Place};
@@ -733,8 +733,8 @@ fn scan_buffer(
     out_path: &Path,
 ) -> Result<Scanned, Error> {
     let mut observed = Counts::default();
-    let valid = observe_text(&mut observed, &buffer);
-    buffer.scan.record_again(scanner, &buffer.bytes, valid);
+    let utf8 = Utf8::known(observe_text(&mut observed, &buffer));
+    buffer.scan.record_again(scanner, &buffer.bytes, utf8);
     lend_columns(scanner, &mut buffer);
     if audited {
         return Ok((buffer, observed, None));

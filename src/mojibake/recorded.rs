@@ -44,11 +44,11 @@ impl RecordedScan {
 
     /// Records the scan of `input` in place of the one held, reusing its memory, with fields
     /// as the widest scope: a dump's columns are lent to it after ([`RecordedScan::lend_scopes`]).
-    /// Whether `input` is well-formed UTF-8 is known: `valid`.
-    pub(crate) fn record_again(&mut self, scanner: &Scanner, input: &[u8], valid: bool) {
+    /// Whether `input` is well-formed UTF-8 is told by `utf8`.
+    pub(crate) fn record_again(&mut self, scanner: &Scanner, input: &[u8], utf8: Utf8) {
         self.runs.clear();
         self.chars.clear();
-        let Ok(()) = scanner.scan_fields(input, self, Utf8::known(valid));
+        let Ok(()) = scanner.scan_fields(input, self, utf8);
     }
 
     /// Repairs the lone letters that the scopes of their values vouch for ([`super::scope`]);
