@@ -32,7 +32,7 @@
 //! - `kind`: `repair` (a repaired character) or `charset` (a character set or collation name
 //!   that `--convert-charset` rewrote in a SQL dump).
 //! - `table`, `column`, `row`: for a repair inside a value of a SQL dump, the table and
-//!   column it lies in, and the row (see [`RowId`]): the primary key as an object of columns
+//!   column it lies in, and the row (see [`RowId`](crate::dump::RowId)): the primary key as an object of columns
 //!   and values, or the row's number in the table's data. Absent for plain text, for the DDL
 //!   (a comment, a default) and for `charset` changes.
 //! - `original`, `original_hex`: the bytes that were there (for a repair, the garbled form),

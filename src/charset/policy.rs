@@ -129,7 +129,7 @@ pub enum DiagnosticCode {
     Assumed,
     /// A SQL dump declares `binary` or `SQL_ASCII`: bytes as they come, no encoding (notice).
     NoEncoding,
-    /// The file holds double-encoded characters ([`crate::charset::survey`] only; warning).
+    /// The file holds double-encoded characters ([`crate::charset::survey()`] only; warning).
     DoubleEncoded,
     /// Nothing declares or identifies the encoding; the answer is a statistical guess
     /// (notice).

@@ -62,7 +62,7 @@ pub(crate) struct BlockReading {
 }
 
 /// Reads `reader` to the end, or until `each` says to stop, and calls `each` with every block
-/// and its offset in the input, cut exactly as [`for_each_block_in`] cuts the same bytes. A
+/// and its offset in the input, cut exactly where [`next_block_len`] cuts the same bytes. A
 /// read error is returned with the offset reached.
 pub(crate) fn for_each_block_read<R: Read, E>(
     reader: R,

@@ -641,7 +641,7 @@ impl ReadBlocks<'_> {
     }
 }
 
-/// The blocks of a mapped file, cut as [`blocks::for_each_block_in`] cuts them, found as they
+/// The blocks of a mapped file, cut where [`blocks::next_block_len`] cuts them, found as they
 /// are needed: finding a cut reads the end of its block (all of it in a line that does not
 /// end), so cutting the whole file first would bring every page of it into memory at once.
 fn block_ranges<'a>(

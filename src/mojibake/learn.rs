@@ -123,7 +123,7 @@ impl fmt::Display for Chain {
 }
 
 /// Every step the search tries, in the order it prefers them: rereads (double encoding is the
-/// usual accident) before conversions, each in the order of [`pages`].
+/// usual accident) before conversions, each in the order of [`pages()`].
 fn steps() -> Vec<Step> {
     let with = |kind| pages().iter().map(move |page| Step { kind, page });
     with(StepKind::Reread)
