@@ -417,6 +417,13 @@ impl Readings {
         self.pages.get(index).map(|page| mask_of(index, page))
     }
 
+    /// Where `page` is in [`Readings::pages`], if it is named.
+    pub(crate) fn index_of(&self, page: &CodePage) -> Option<usize> {
+        self.pages
+            .iter()
+            .position(|known| std::ptr::eq(*known, page))
+    }
+
     /// Whether the page at `index` in [`Readings::pages`] is read, not only named.
     pub fn reads(&self, index: usize) -> bool {
         index < MAX_PAGES && self.active & 1 << index != 0

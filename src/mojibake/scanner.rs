@@ -192,8 +192,7 @@ impl RawBytes {
             RawBytes::Auto => Ok(default_raw(readings)),
             RawBytes::Keep => Ok(None),
             RawBytes::Through(page) => {
-                let bit = (readings.pages().iter())
-                    .position(|known| std::ptr::eq(*known, page))
+                let bit = (readings.index_of(page))
                     .filter(|&bit| choosing || readings.reads(bit))
                     .ok_or(NotAReading(page.name))?;
                 let mask = readings.mask(bit).ok_or(NotAReading(page.name))?;
@@ -384,9 +383,7 @@ impl Resolved {
 
 /// Where Windows-1252 is among the pages `readings` reads, if it is.
 fn windows_1252_read(readings: &Readings) -> Option<usize> {
-    (readings.pages().iter())
-        .position(|page| std::ptr::eq(*page, &WINDOWS_1252))
-        .filter(|&bit| readings.reads(bit))
+    (readings.index_of(&WINDOWS_1252)).filter(|&bit| readings.reads(bit))
 }
 
 /// The page bytes that are not UTF-8 are read through by default, with its mask: Windows-1252
