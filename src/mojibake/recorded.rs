@@ -85,7 +85,7 @@ impl RecordedScan {
                 scopes.push((i, scope));
             }
         }
-        let lends = |i: usize| {
+        let lends = |i: usize, _: &Range<usize>| {
             let at = scopes.binary_search_by_key(&i, |&(k, _)| k).ok()?;
             let scope = &scopes[at].1;
             let garbled = tallies.get(&scope.scope)?.lends()?;
@@ -106,8 +106,7 @@ impl RecordedScan {
         evidence: FieldEvidence,
     ) -> usize {
         let borrowers = self.borrowers(input);
-        let spans: Vec<Range<usize>> = self.runs.iter().map(|run| run.span.clone()).collect();
-        let lends = |i: usize| Some((value_of(&spans[i]), evidence));
+        let lends = |_, span: &Range<usize>| Some((value_of(span), evidence));
         self.lend_where(input, &borrowers, earlier, lends)
     }
 
@@ -120,18 +119,18 @@ impl RecordedScan {
     }
 
     /// Repairs each of the runs at `borrowers` (runs that may borrow) for which `lends`
-    /// (given the run's index) names a value and the evidence it lends, when the value holds
+    /// (given the run's index and span) names a value and the evidence it lends, when the value holds
     /// no non-ASCII text but runs (these and the `earlier` ones).
     fn lend_where(
         &mut self,
         input: &[u8],
         borrowers: &[usize],
         earlier: &[Range<usize>],
-        mut lends: impl FnMut(usize) -> Option<(Range<usize>, FieldEvidence)>,
+        mut lends: impl FnMut(usize, &Range<usize>) -> Option<(Range<usize>, FieldEvidence)>,
     ) -> usize {
         let mut lent = 0;
         for &i in borrowers {
-            let Some((value, evidence)) = lends(i) else {
+            let Some((value, evidence)) = lends(i, &self.runs[i].span) else {
                 continue;
             };
             // The runs of the same value: runs are in input order.
