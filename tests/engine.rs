@@ -99,6 +99,35 @@ fn results_are_the_same_whatever_the_thread_count_and_reading_method() {
     }
 }
 
+/// A loop of links met while a tree is walked is told in its place, and the walk goes on: the
+/// files before and after it are scanned, and the run ends with the error's status.
+#[test]
+fn a_loop_of_links_is_told_and_the_walk_goes_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("c")).expect("mkdir");
+    std::fs::write(tree.join("a.txt"), "caf\u{c3}\u{a9}\n").expect("write");
+    std::fs::write(tree.join("d.txt"), "plain\n").expect("write");
+    std::os::unix::fs::symlink("..", tree.join("c/loop")).expect("symlink");
+
+    let output = run(&["scan", "--json", "--follow", path_str(&tree)]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("c/loop") && stderr.contains("not walked again"),
+        "{stderr}"
+    );
+    let paths: Vec<String> = json_lines(&output)
+        .iter()
+        .filter_map(|r| r["path"].as_str().map(str::to_owned))
+        .collect();
+    let tree_str = path_str(&tree);
+    assert_eq!(
+        paths,
+        [format!("{tree_str}/a.txt"), format!("{tree_str}/d.txt")]
+    );
+    assert_eq!(output.status.code(), Some(2));
+}
+
 #[test]
 fn trees_are_walked_in_order_and_mirrored() {
     let dir = tempfile::tempdir().expect("tempdir");

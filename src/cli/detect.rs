@@ -18,7 +18,7 @@ use std::path::Path;
 use clap::Args;
 
 use super::Outcome;
-use super::inputs::{Selection, Stopped, report_output};
+use super::inputs::{Listing, Reported, Selection, Stopped, report_output};
 use crate::Error;
 use crate::charset::{
     DEFAULT_MIN_CONFIDENCE, Declaration, Determination, HttpMessage, KnownEncoding, PolicyOptions,
@@ -86,13 +86,13 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
         ..PolicyOptions::default()
     };
     let mut outcome = Outcome::default();
-    let prepared = match args.selection.prepare(&mut outcome) {
+    let prepared = match args.selection.prepare(Listing::AsProcessed, &mut outcome) {
         Ok(prepared) => prepared,
         Err(error) => return Outcome::failed(&error),
     };
     // A tree gets one line per file and a summary; documents named one by one get the whole
     // report each.
-    let tree = prepared.found.iter().any(|found| found.root.is_some());
+    let tree = prepared.tree;
     let mut totals = Totals::default();
     let mut out = report_output();
     let determine = |found: &Found| -> Result<Option<Determination>, Error> {
@@ -104,7 +104,15 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
             && !is_wide_unicode(&determination);
         Ok((!skipped).then_some(determination))
     };
-    let report_one = |found: &Found, result: Result<Option<Determination>, Error>| {
+    let report_one = |reported: Reported<'_, Result<Option<Determination>, Error>>| {
+        let (found, result) = match reported {
+            Reported::Input(found, result) => (found, result),
+            Reported::WalkFailed(error) => {
+                totals.errors += 1;
+                outcome.told_in_place(&mut out, &error);
+                return Ok(());
+            }
+        };
         let name = found.input.display_path().display().to_string();
         let text = match result {
             Ok(Some(determination)) => {

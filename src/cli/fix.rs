@@ -18,7 +18,7 @@ use encoding_rs::Encoding;
 
 use crate::charset::{KnownEncoding, OemCodePage};
 
-use super::inputs::{Prepared, Selection, Stopped};
+use super::inputs::{Listing, Prepared, Reported, Selection, Stopped};
 use super::values::{AuditLevelArg, CharsetArg, FormatArg};
 use super::{Detection, Outcome};
 use crate::Error;
@@ -161,7 +161,14 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         output_dir: args.output_dir.clone(),
         backup_suffix: args.backup.clone(),
     };
-    let started = selection.start(&args.detection, args.format.into(), &mut outcome);
+    // Every input is checked before any is written: a backup path taken, several inputs
+    // for one output.
+    let started = selection.start(
+        &args.detection,
+        args.format.into(),
+        Listing::Whole,
+        &mut outcome,
+    );
     let (mut settings, prepared) = match started {
         Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
@@ -260,7 +267,15 @@ impl Tally {
     ) {
         let readings = fixer.readings();
         let fix = |found: &Found| fix_one(args, fixer, found);
-        let mut report_one = |found: &Found, result: Result<FixOutcome, Error>| {
+        let mut report_one = |reported: Reported<'_, Result<FixOutcome, Error>>| {
+            let (found, result) = match reported {
+                Reported::Input(found, result) => (found, result),
+                // Not met: the inputs are listed whole, and the walk's errors told then.
+                Reported::WalkFailed(error) => {
+                    outcome.error(&error);
+                    return Ok(());
+                }
+            };
             let name = found.input.display_path().display().to_string();
             match result {
                 Ok(FixOutcome::Repaired(repaired)) => {
@@ -291,7 +306,7 @@ impl Tally {
             true => prepared.found.iter().try_for_each(|found| {
                 prepared.show(&found.input);
                 let result = prepared.pool.install(|| fix(found));
-                report_one(found, result)
+                report_one(Reported::Input(found, result))
             }),
             false => prepared.each_in_order(fix, report_one),
         };

@@ -4,7 +4,7 @@
 
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -13,7 +13,7 @@ use super::{Detection, Outcome};
 use crate::Error;
 use crate::api::Settings;
 use crate::dump::{Definitions, Format};
-use crate::engine::walk::{self, Found, WalkOptions};
+use crate::engine::walk::{self, Found, Walk, WalkOptions};
 use crate::engine::{self, EngineOptions, Input, Progress};
 
 /// Inputs, and how to read them.
@@ -58,12 +58,38 @@ pub(crate) struct Selection {
 
 /// The inputs a selection names, ready to be processed.
 pub(crate) struct Prepared {
+    /// Every input, when they were all found first ([`Listing::Whole`]).
     pub(crate) found: Vec<Found>,
+    /// The walk that finds the inputs as [`Prepared::each_in_order`] (called once) processes
+    /// them ([`Listing::AsProcessed`]): the first files of a tree are processed while the rest
+    /// is still to be walked, and a tree is never held whole.
+    walk: Mutex<Option<Walk>>,
+    /// Whether a directory was named: each of its files gets a line of its own.
+    pub(crate) tree: bool,
     pub(crate) engine: EngineOptions,
     /// The bar `engine` advances, shown when standard error is a terminal.
     bar: Option<ProgressBar>,
     pub(crate) pool: rayon::ThreadPool,
     pub(crate) skip_binary: bool,
+}
+
+/// When a selection's inputs are found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Listing {
+    /// As they are processed, walk and work overlapping.
+    AsProcessed,
+    /// All of them before any is processed: for a command that checks them all first, or
+    /// asks how many there are. (A progress bar, which needs their total size, makes every
+    /// selection listed whole.)
+    Whole,
+}
+
+/// What [`Prepared::each_in_order`] reports, in the walk's order.
+pub(crate) enum Reported<'a, T> {
+    /// An input, and what became of it.
+    Input(&'a Found, T),
+    /// What the walk could not read (a directory, a link), in its place among the inputs.
+    WalkFailed(Error),
 }
 
 impl Selection {
@@ -74,10 +100,11 @@ impl Selection {
         &self,
         detection: &Detection,
         format: Format,
+        listing: Listing,
         outcome: &mut Outcome,
     ) -> Result<(Settings, Prepared), Error> {
         let judged = detection.settings()?;
-        let prepared = self.prepare(outcome)?;
+        let prepared = self.prepare(listing, outcome)?;
         let engine = EngineOptions {
             progress: None,
             ..prepared.engine.clone()
@@ -95,9 +122,14 @@ impl Selection {
         Ok((settings, prepared))
     }
 
-    /// Expands the paths (reporting walk errors into `outcome`), sizes the thread pool and,
-    /// when standard error is a terminal, sets up the progress bar.
-    pub(crate) fn prepare(&self, outcome: &mut Outcome) -> Result<Prepared, Error> {
+    /// Sets up the walk of the paths (with [`Listing::Whole`], walks them, reporting its
+    /// errors into `outcome`), sizes the thread pool and, when standard error is a terminal,
+    /// sets up the progress bar.
+    pub(crate) fn prepare(
+        &self,
+        listing: Listing,
+        outcome: &mut Outcome,
+    ) -> Result<Prepared, Error> {
         let options = WalkOptions {
             hidden: self.hidden,
             follow_links: self.follow,
@@ -105,10 +137,24 @@ impl Selection {
             excludes: self.excludes.clone(),
             outputs: self.outputs.clone(),
         };
-        let (found, errors) = walk::expand(&self.paths, &options);
-        for error in &errors {
-            outcome.error(error);
-        }
+        let shows_bar = !self.quiet && std::io::stderr().is_terminal();
+        let listing = match shows_bar {
+            true => Listing::Whole,
+            false => listing,
+        };
+        let (found, walk) = match listing {
+            Listing::Whole => {
+                let (found, errors) = walk::expand(&self.paths, &options);
+                for error in &errors {
+                    outcome.error(error);
+                }
+                (found, None)
+            }
+            Listing::AsProcessed => (Vec::new(), Some(walk::walk(&self.paths, &options))),
+        };
+        let stdin = |path: &PathBuf| path.as_os_str() == "-";
+        let reads_stdin = self.paths.is_empty() || self.paths.iter().any(stdin);
+        let tree = self.paths.iter().any(|path| !stdin(path) && path.is_dir());
         let mut pool = rayon::ThreadPoolBuilder::new();
         if let Some(threads) = self.threads {
             pool = pool.num_threads(threads.max(1));
@@ -116,8 +162,8 @@ impl Selection {
         let pool = pool
             .build()
             .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
-        let bar = (!self.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(&found));
-        let typed = found.iter().any(|f| f.input.is_stdin()) && std::io::stdin().is_terminal();
+        let bar = shows_bar.then(|| progress_bar(&found));
+        let typed = reads_stdin && std::io::stdin().is_terminal();
         if typed && !self.quiet {
             // Otherwise the run seems to hang: it waits for what is typed.
             eprintln!("undouble: reading standard input from the terminal (Ctrl-D ends it)");
@@ -125,6 +171,8 @@ impl Selection {
         let progress = bar.clone().map(|bar| Arc::new(bar) as Arc<dyn Progress>);
         Ok(Prepared {
             found,
+            walk: Mutex::new(walk),
+            tree,
             engine: EngineOptions {
                 mmap: !self.no_mmap,
                 progress,
@@ -186,34 +234,62 @@ impl Prepared {
         }
     }
 
-    /// Runs `process` on each input found, on the pool's threads, and gives each result to
-    /// `report` in the walk's order, as soon as it and every one before it are done. The pool
-    /// goes on with the next inputs while one is reported, a few per thread ahead of it (which
-    /// bounds what is held): no thread waits for the report of a batch, or for the slowest
-    /// input of one. `report` stops the run by returning [`Stopped`]: no input is started
-    /// after that, and those under way are finished. A stream (a FIFO, standard input) is
-    /// started only once every input before it is reported: opening one may wait for a writer
-    /// that never comes, and the run must not wait for it after a report before it stopped.
+    /// Runs `process` on each input, on the pool's threads, and gives each result to `report`
+    /// in the walk's order, as soon as it and every one before it are done; an error of the
+    /// walk is reported in its place. The pool goes on with the next inputs while one is
+    /// reported, a few per thread ahead of it (which bounds what is held): no thread waits
+    /// for the report of a batch, or for the slowest input of one. The walk finds the inputs
+    /// as they are started, on the thread that reports. `report` stops the run by returning
+    /// [`Stopped`]: no input is started after that, and those under way are finished. A
+    /// stream (a FIFO, standard input) is started only once every input before it is
+    /// reported: opening one may wait for a writer that never comes, and the run must not wait
+    /// for it after a report before it stopped.
     pub(crate) fn each_in_order<T: Send>(
         &self,
         process: impl Fn(&Found) -> T + Sync,
-        mut report: impl FnMut(&Found, T) -> Result<(), Stopped> + Send,
+        mut report: impl FnMut(Reported<'_, T>) -> Result<(), Stopped> + Send,
     ) -> Result<(), Stopped> {
-        let files_together = |a: &Found, b: &Found| a.input.is_file() && b.input.is_file();
+        let walk = self.walk.lock().ok().and_then(|mut walk| walk.take());
+        let listed = self.found.iter().cloned().map(Ok);
+        let mut inputs = listed.chain(walk.into_iter().flatten()).peekable();
+        // Files, and the walk's errors, go together; a stream goes alone.
+        let together = |item: &Result<Found, Error>| {
+            item.as_ref().is_ok_and(|f| f.input.is_file()) || item.is_err()
+        };
         self.pool.install(|| {
-            for inputs in self.found.chunk_by(files_together) {
-                engine::in_order_in_parallel(
-                    inputs,
-                    FILES_AHEAD_PER_THREAD,
-                    |found| {
-                        self.show(&found.input);
-                        Ok((found, process(found)))
-                    },
-                    |(found, result)| report(found, result),
-                )?;
+            while inputs.peek().is_some() {
+                let files = std::iter::from_fn(|| inputs.next_if(together));
+                self.in_order(files, &process, &mut report)?;
+                if let Some(stream) = inputs.next_if(|item| !together(item)) {
+                    self.in_order(std::iter::once(stream), &process, &mut report)?;
+                }
             }
             Ok(())
         })
+    }
+
+    /// [`Prepared::each_in_order`] for inputs that may be processed together.
+    fn in_order<T: Send>(
+        &self,
+        inputs: impl Iterator<Item = Result<Found, Error>>,
+        process: &(impl Fn(&Found) -> T + Sync),
+        report: &mut impl FnMut(Reported<'_, T>) -> Result<(), Stopped>,
+    ) -> Result<(), Stopped> {
+        engine::in_order_in_parallel(
+            inputs,
+            FILES_AHEAD_PER_THREAD,
+            |input| {
+                Ok(input.map(|found| {
+                    self.show(&found.input);
+                    let result = process(&found);
+                    (found, result)
+                }))
+            },
+            |done| match done {
+                Ok((found, result)) => report(Reported::Input(&found, result)),
+                Err(error) => report(Reported::WalkFailed(error)),
+            },
+        )
     }
 }
 

@@ -367,12 +367,18 @@ impl Outcome {
         error: &Error,
         json: bool,
     ) -> Option<crate::report::Failed> {
-        let _ = out.flush();
-        self.error(error);
+        self.told_in_place(out, error);
         json.then(|| crate::report::Failed {
             path: name,
             message: error.to_string(),
         })
+    }
+
+    /// Tells `error` once the reports written before it are out, as
+    /// [`Outcome::input_failed`] does, for an error that is no input's (the walk's).
+    pub(crate) fn told_in_place(&mut self, out: &mut dyn Write, error: &Error) {
+        let _ = out.flush();
+        self.error(error);
     }
 
     pub(crate) fn error(&mut self, error: &Error) {

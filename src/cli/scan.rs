@@ -4,7 +4,7 @@ use std::io::Write;
 
 use clap::Args;
 
-use super::inputs::{Prepared, Selection, Stopped, report_output};
+use super::inputs::{Listing, Prepared, Reported, Selection, Stopped, report_output};
 use super::values::FormatArg;
 use super::{Detection, Outcome};
 use crate::Error;
@@ -47,9 +47,13 @@ const QUIET_HELP: &str = "Print nothing (errors aside): the exit status alone sa
 
 pub(crate) fn run(args: &ScanArgs) -> Outcome {
     let mut outcome = Outcome::default();
-    let started = args
-        .selection
-        .start(&args.detection, args.format.into(), &mut outcome);
+    // A range names one file, which is checked before it is read.
+    let listing = match args.range {
+        Some(_) => Listing::Whole,
+        None => Listing::AsProcessed,
+    };
+    let started =
+        (args.selection).start(&args.detection, args.format.into(), listing, &mut outcome);
     let (mut settings, prepared) = match started {
         Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
@@ -73,7 +77,14 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
     // The input the total's first invalid byte is in: the earliest offset, first on a tie.
     let mut first_invalid_path: Option<String> = None;
     let mut out = report_output();
-    let report_one = |found: &Found, result: Result<Inspection, Error>| {
+    let report_one = |reported: Reported<'_, Result<Inspection, Error>>| {
+        let (found, result) = match reported {
+            Reported::Input(found, result) => (found, result),
+            Reported::WalkFailed(error) => {
+                outcome.told_in_place(&mut out, &error);
+                return Ok(());
+            }
+        };
         let name = found.input.display_path().display().to_string();
         let line = match result {
             Ok(Inspection::Scanned(scanned)) => {
@@ -201,10 +212,10 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
 fn run_quiet(inspector: &Inspector, prepared: &Prepared, mut outcome: Outcome) -> Outcome {
     let answered = prepared.each_in_order(
         |found| inspector.holds_any(&found.input),
-        |_, held| match held {
-            Ok(true) => Err(Stopped),
-            Ok(false) => Ok(()),
-            Err(error) => {
+        |reported| match reported {
+            Reported::Input(_, Ok(true)) => Err(Stopped),
+            Reported::Input(_, Ok(false)) => Ok(()),
+            Reported::Input(_, Err(error)) | Reported::WalkFailed(error) => {
                 outcome.error(&error);
                 Ok(())
             }
