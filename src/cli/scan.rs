@@ -11,7 +11,7 @@ use crate::Error;
 use crate::api::{Inspection, Inspector, Scanned};
 use crate::charset::SurveyRecord;
 use crate::engine::walk::Found;
-use crate::mojibake::Counts;
+use crate::mojibake::{Counts, Readings};
 use crate::report::{self, CountsRecord, RangeRecord, ScanRecord, ScanTotal, ScannedFile, Skipped};
 
 #[derive(Args, Clone, Debug)]
@@ -77,7 +77,7 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
     // The input the total's first invalid byte is in: the earliest offset, first on a tie.
     let mut first_invalid_path: Option<String> = None;
     let mut out = report_output();
-    let report_one = |reported: Reported<'_, Result<Inspection, Error>>| {
+    let report_one = |reported: Reported<'_, Result<FileReport, Error>>| {
         let (found, result) = match reported {
             Reported::Input(found, result) => (found, result),
             Reported::WalkFailed(error) => {
@@ -85,79 +85,34 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
                 return Ok(());
             }
         };
-        let name = found.input.display_path().display().to_string();
         let line = match result {
-            Ok(Inspection::Scanned(scanned)) => {
-                let Scanned {
-                    counts,
-                    survey,
-                    survey_basis,
-                    fix,
-                    dump: tables,
-                } = *scanned;
+            Ok(FileReport {
+                line,
+                counts: Some(counts),
+            }) => {
                 files += 1;
                 outcome.found |= counts.changes() > 0;
-                let line = if args.json {
-                    report::json_line(&ScanRecord::File(Box::new(ScannedFile {
-                        path: name.clone(),
-                        counts: CountsRecord::new(readings, &counts, args.top),
-                        encoding: SurveyRecord { survey, fix },
-                        dump: tables.as_ref().map(|tables| tables.record(readings)),
-                        range: args.range.as_ref().map(|range| RangeRecord {
-                            start: range.start,
-                            end: range.end,
-                            file_bytes: std::fs::metadata(found.input.display_path())
-                                .ok()
-                                .map(|meta| meta.len()),
-                            survey_basis: Some(survey_basis),
-                        }),
-                    })))
-                } else {
-                    let mut text = report::counts_text(readings, &name, &counts, args.top);
-                    for diagnostic in &survey.diagnostics {
-                        text += &format!("  {}\n", diagnostic.message);
-                    }
-                    if let Some(fix) = &fix {
-                        text += &format!("  {fix}\n");
-                    }
-                    if let Some(tables) = &tables {
-                        text += &tables.text(readings, false);
-                        if let Some(refusal) = tables.refusal_warning(None, false) {
-                            text += &format!("  warning: {refusal}\n");
-                        }
-                    }
-                    text
-                };
                 if let Some(offset) = counts.first_invalid_offset
                     && total
                         .first_invalid_offset
                         .is_none_or(|first| offset < first)
                 {
-                    first_invalid_path = Some(name.clone());
+                    first_invalid_path = Some(found.input.display_path().display().to_string());
                 }
                 total.merge(counts);
                 line
             }
-            Ok(Inspection::SkippedBinary) => {
+            Ok(FileReport { line, counts: None }) => {
                 skipped += 1;
-                if args.json {
-                    report::json_line(&ScanRecord::Skipped(Skipped {
-                        path: name,
-                        reason: "binary".into(),
-                    }))
-                } else {
-                    format!("{name}: skipped (looks binary; --binary scans it)\n")
+                line
+            }
+            Err(error) => {
+                let name = found.input.display_path().display().to_string();
+                match outcome.input_failed(&mut out, name, &error, args.json) {
+                    Some(failed) => report::json_line(&ScanRecord::Error(failed)),
+                    None => return Ok(()),
                 }
             }
-            Err(error) => match outcome.input_failed(&mut out, name, &error, args.json) {
-                Some(failed) => report::json_line(&ScanRecord::Error(failed)),
-                None => return Ok(()),
-            },
-        };
-        let line = if args.json {
-            line
-        } else {
-            super::color::scan_text(&line)
         };
         if let Err(source) = out.write_all(line.as_bytes()) {
             let path = "<stdout>".into();
@@ -166,7 +121,10 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
         }
         Ok(())
     };
-    let inspect = |found: &Found| inspector.inspect(&found.input);
+    let inspect = |found: &Found| {
+        let inspection = inspector.inspect(&found.input)?;
+        Ok(file_report(args, readings, found, inspection))
+    };
     if let Err(Stopped) = prepared.each_in_order(inspect, report_one) {
         prepared.finish();
         return outcome;
@@ -204,6 +162,84 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
         });
     }
     outcome
+}
+
+/// One input's report, made on the thread that scanned it, and what the total needs of it.
+/// What the scan made is freed there too, not on the thread that writes the reports: glibc's
+/// allocator takes a lock to free memory that another thread's arena holds, and a tree of
+/// small files would take it, and wait for it, a few times per file.
+struct FileReport {
+    line: String,
+    /// What it holds, for the total; none for an input skipped as binary.
+    counts: Option<Counts>,
+}
+
+/// The report of the input `found` on what its inspection found, as `scan` writes it (JSON,
+/// or text for a person).
+fn file_report(
+    args: &ScanArgs,
+    readings: &Readings,
+    found: &Found,
+    inspection: Inspection,
+) -> FileReport {
+    let name = found.input.display_path().display().to_string();
+    let scanned = match inspection {
+        Inspection::Scanned(scanned) => scanned,
+        Inspection::SkippedBinary => {
+            let line = match args.json {
+                true => report::json_line(&ScanRecord::Skipped(Skipped {
+                    path: name,
+                    reason: "binary".into(),
+                })),
+                false => super::color::scan_text(&format!(
+                    "{name}: skipped (looks binary; --binary scans it)\n"
+                )),
+            };
+            return FileReport { line, counts: None };
+        }
+    };
+    let Scanned {
+        counts,
+        survey,
+        survey_basis,
+        fix,
+        dump: tables,
+    } = *scanned;
+    let line = if args.json {
+        report::json_line(&ScanRecord::File(Box::new(ScannedFile {
+            path: name,
+            counts: CountsRecord::new(readings, &counts, args.top),
+            encoding: SurveyRecord { survey, fix },
+            dump: tables.as_ref().map(|tables| tables.record(readings)),
+            range: args.range.as_ref().map(|range| RangeRecord {
+                start: range.start,
+                end: range.end,
+                file_bytes: std::fs::metadata(found.input.display_path())
+                    .ok()
+                    .map(|meta| meta.len()),
+                survey_basis: Some(survey_basis),
+            }),
+        })))
+    } else {
+        let mut text = report::counts_text(readings, &name, &counts, args.top);
+        for diagnostic in &survey.diagnostics {
+            text += &format!("  {}\n", diagnostic.message);
+        }
+        if let Some(fix) = &fix {
+            text += &format!("  {fix}\n");
+        }
+        if let Some(tables) = &tables {
+            text += &tables.text(readings, false);
+            if let Some(refusal) = tables.refusal_warning(None, false) {
+                text += &format!("  warning: {refusal}\n");
+            }
+        }
+        super::color::scan_text(&text)
+    };
+    FileReport {
+        line,
+        counts: Some(counts),
+    }
 }
 
 /// `scan -q`: the inputs in parallel, answered in the walk's order, until the first that
