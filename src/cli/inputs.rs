@@ -252,15 +252,14 @@ impl Prepared {
         let walk = self.walk.lock().ok().and_then(|mut walk| walk.take());
         let listed = self.found.iter().cloned().map(Ok);
         let mut inputs = listed.chain(walk.into_iter().flatten()).peekable();
-        // Files, and the walk's errors, go together; a stream goes alone.
-        let together = |item: &Result<Found, Error>| {
-            item.as_ref().is_ok_and(|f| f.input.is_file()) || item.is_err()
-        };
+        // A stream goes alone; files, and the walk's errors, go together.
+        let alone =
+            |item: &Result<Found, Error>| matches!(item, Ok(found) if !found.input.is_file());
         self.pool.install(|| {
             while inputs.peek().is_some() {
-                let files = std::iter::from_fn(|| inputs.next_if(together));
+                let files = std::iter::from_fn(|| inputs.next_if(|item| !alone(item)));
                 self.in_order(files, &process, &mut report)?;
-                if let Some(stream) = inputs.next_if(|item| !together(item)) {
+                if let Some(stream) = inputs.next_if(alone) {
                     self.in_order(std::iter::once(stream), &process, &mut report)?;
                 }
             }

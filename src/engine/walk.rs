@@ -192,10 +192,19 @@ struct Listing {
     dir: PathBuf,
 }
 
-struct Entry {
-    path: PathBuf,
-    /// A directory (`Some`, with its identity when links are followed), or a file (`None`).
-    dir: Option<Option<FileId>>,
+/// An entry the walk takes.
+enum Entry {
+    File(PathBuf),
+    /// With its identity when links are followed.
+    Dir(PathBuf, Option<FileId>),
+}
+
+impl Entry {
+    fn path(&self) -> &Path {
+        match self {
+            Entry::File(path) | Entry::Dir(path, _) => path,
+        }
+    }
 }
 
 /// Which entries of a directory the walk takes.
@@ -281,9 +290,9 @@ impl Iterator for DirWalk {
                 self.open.pop();
                 continue;
             };
-            match entry.dir {
-                None => return Some(Ok(entry.path)),
-                Some(id) => self.enter(&entry.path, id),
+            match entry {
+                Entry::File(path) => return Some(Ok(path)),
+                Entry::Dir(path, id) => self.enter(&path, id),
             }
         }
     }
@@ -310,7 +319,7 @@ impl EntryRules {
         }
         // Every path of one directory is its path, a separator and a name: their bytes sort
         // as the names do.
-        entries.sort_unstable_by(|a, b| b.path.as_os_str().cmp(a.path.as_os_str()));
+        entries.sort_unstable_by(|a, b| b.path().as_os_str().cmp(a.path().as_os_str()));
         Ok(entries)
     }
 
@@ -347,7 +356,7 @@ impl EntryRules {
         if !is_dir {
             let backup = (self.backup_suffix.as_deref())
                 .is_some_and(|suffix| is_backup_of_sibling(&path, suffix));
-            return Ok((!backup).then_some(Entry { path, dir: None }));
+            return Ok((!backup).then_some(Entry::File(path)));
         }
         // A directory's identity, for the output directory and, when links are followed,
         // against loops.
@@ -360,10 +369,7 @@ impl EntryRules {
             return Ok(None);
         }
         let id = id.filter(|_| self.follow_links);
-        Ok(Some(Entry {
-            path,
-            dir: Some(id),
-        }))
+        Ok(Some(Entry::Dir(path, id)))
     }
 }
 
