@@ -95,16 +95,20 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
     let tree = prepared.tree;
     let mut totals = Totals::default();
     let mut out = report_output();
-    let determine = |found: &Found| -> Result<Option<Determination>, Error> {
+    let determine = |found: &Found| -> Result<DocumentReport, Error> {
         let document = read_document(&found.input)?;
         let determination = determine_document(args, &document, &options);
         let skipped = found.root.is_some()
             && prepared.skip_binary
             && looks_binary(&document)
             && !is_wide_unicode(&determination);
-        Ok((!skipped).then_some(determination))
+        let name = found.input.display_path().display().to_string();
+        Ok(match skipped {
+            true => DocumentReport::skipped(args, name),
+            false => DocumentReport::new(args, tree, name, determination),
+        })
     };
-    let report_one = |reported: Reported<'_, Result<Option<Determination>, Error>>| {
+    let report_one = |reported: Reported<'_, Result<DocumentReport, Error>>| {
         let (found, result) = match reported {
             Reported::Input(found, result) => (found, result),
             Reported::WalkFailed(error) => {
@@ -113,37 +117,23 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
                 return Ok(());
             }
         };
-        let name = found.input.display_path().display().to_string();
         let text = match result {
-            Ok(Some(determination)) => {
-                outcome.found |= !determination.diagnostics.is_empty();
-                outcome.undetermined |=
-                    determination.encoding.is_none() || determination.has_errors();
-                totals.add(&determination);
-                if args.json {
-                    report::json_line(&DetectRecord::Detect(Detected {
-                        path: name,
-                        determination,
-                    }))
-                } else if tree {
-                    format!("{}\n", one_line(&name, &determination))
-                } else {
-                    text_block(&name, &determination)
-                }
+            Ok(DocumentReport {
+                line,
+                answer: Some(answer),
+            }) => {
+                outcome.found |= answer.diagnostics;
+                outcome.undetermined |= answer.undetermined;
+                totals.add(&answer);
+                line
             }
-            Ok(None) => {
+            Ok(DocumentReport { line, answer: None }) => {
                 totals.skipped += 1;
-                if args.json {
-                    report::json_line(&DetectRecord::Skipped(Skipped {
-                        path: name,
-                        reason: "binary".into(),
-                    }))
-                } else {
-                    format!("{name}: skipped (looks binary; --binary reads it)\n")
-                }
+                line
             }
             Err(error) => {
                 totals.errors += 1;
+                let name = found.input.display_path().display().to_string();
                 match outcome.input_failed(&mut out, name, &error, args.json) {
                     Some(failed) => report::json_line(&DetectRecord::Error(failed)),
                     None => return Ok(()),
@@ -180,6 +170,64 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
     outcome
 }
 
+/// One document's report, made on the thread that read it, and what the outcome and the
+/// totals need of its answer. The determination is freed there too, as `scan` frees its
+/// inspections: glibc's allocator takes a lock to free memory that another thread's arena
+/// holds.
+struct DocumentReport {
+    line: String,
+    /// None for a document skipped as binary.
+    answer: Option<Answer>,
+}
+
+/// What the outcome and the totals need of a determination.
+struct Answer {
+    /// It told something to act on.
+    diagnostics: bool,
+    /// No encoding, or an error among its diagnostics.
+    undetermined: bool,
+    encoding: Option<String>,
+    guess: bool,
+}
+
+impl DocumentReport {
+    /// The report of the document `name`: one line in a tree, the whole report otherwise.
+    fn new(args: &DetectArgs, tree: bool, name: String, determination: Determination) -> Self {
+        let answer = Answer {
+            diagnostics: !determination.diagnostics.is_empty(),
+            undetermined: determination.encoding.is_none() || determination.has_errors(),
+            encoding: determination.encoding.clone(),
+            guess: determination.guess,
+        };
+        let line = if args.json {
+            report::json_line(&DetectRecord::Detect(Detected {
+                path: name,
+                determination,
+            }))
+        } else if tree {
+            format!("{}\n", one_line(&name, &determination))
+        } else {
+            text_block(&name, &determination)
+        };
+        DocumentReport {
+            line,
+            answer: Some(answer),
+        }
+    }
+
+    /// The report of the document `name`, skipped as binary.
+    fn skipped(args: &DetectArgs, name: String) -> Self {
+        let line = match args.json {
+            true => report::json_line(&DetectRecord::Skipped(Skipped {
+                path: name,
+                reason: "binary".into(),
+            })),
+            false => format!("{name}: skipped (looks binary; --binary reads it)\n"),
+        };
+        DocumentReport { line, answer: None }
+    }
+}
+
 /// Whether the first 8 KiB hold a NUL byte, as `scan` judges binary files.
 fn looks_binary(document: &[u8]) -> bool {
     let head = document.get(..8 << 10).unwrap_or(document);
@@ -208,12 +256,12 @@ struct Totals {
 }
 
 impl Totals {
-    fn add(&mut self, determination: &Determination) {
+    fn add(&mut self, answer: &Answer) {
         self.files += 1;
-        match &determination.encoding {
+        match &answer.encoding {
             Some(encoding) => {
                 *self.encodings.entry(encoding.clone()).or_default() += 1;
-                if determination.guess {
+                if answer.guess {
                     *self.guesses.entry(encoding.clone()).or_default() += 1;
                 }
             }
