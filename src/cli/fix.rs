@@ -173,16 +173,18 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
         Ok(started) => started,
         Err(error) => return Outcome::failed(&error),
     };
+    // Listed whole, as asked above.
+    let inputs = prepared.listed().unwrap_or_default();
     if args.range.is_some()
-        && let Err(error) = super::values::one_range_input(prepared.found.len())
+        && let Err(error) = super::values::one_range_input(inputs.len())
     {
         return Outcome::failed(&error);
     }
     settings.range = args.range.clone();
-    if let Err(error) = check_backups(args, &prepared) {
+    if let Err(error) = check_backups(args, inputs) {
         return Outcome::failed(&error);
     }
-    if let Err(error) = check_single_output(args, &prepared) {
+    if let Err(error) = check_single_output(args, inputs) {
         outcome.error(&error);
         return outcome;
     }
@@ -214,27 +216,24 @@ pub(crate) fn run(args: &FixArgs) -> Outcome {
 
 /// Refuses, with `--backup`, a backup path that exists or is another input, before anything
 /// is written (a dry run writes no backup).
-fn check_backups(args: &FixArgs, prepared: &Prepared) -> Result<(), Error> {
+fn check_backups(args: &FixArgs, inputs: &[Found]) -> Result<(), Error> {
     let Some(suffix) = &args.backup else {
         return Ok(());
     };
     if args.dry_run {
         return Ok(());
     }
-    let files = prepared
-        .found
-        .iter()
-        .filter_map(|found| match &found.input {
-            Input::File(path) => Some(path.as_path()),
-            Input::Stream(_) => None,
-        });
+    let files = inputs.iter().filter_map(|found| match &found.input {
+        Input::File(path) => Some(path.as_path()),
+        Input::Stream(_) => None,
+    });
     engine::check_backups(files, suffix)
 }
 
 /// Refuses several inputs for the one output (`-o` or standard output).
-fn check_single_output(args: &FixArgs, prepared: &Prepared) -> Result<(), Error> {
+fn check_single_output(args: &FixArgs, inputs: &[Found]) -> Result<(), Error> {
     let single_output = !args.in_place && args.output_dir.is_none() && !args.dry_run;
-    if single_output && prepared.found.len() > 1 {
+    if single_output && inputs.len() > 1 {
         return Err(Error::Usage(
             "several inputs need --in-place or --output-dir (one output cannot hold them apart)"
                 .into(),
@@ -303,7 +302,8 @@ impl Tally {
         // file's blocks are still scanned on the pool's threads). A stop is in `outcome`
         // already.
         let _stopped = match fixer.audited() {
-            true => prepared.found.iter().try_for_each(|found| {
+            // Listed whole: every input is in the list.
+            true => (prepared.listed().unwrap_or_default().iter()).try_for_each(|found| {
                 prepared.show(&found.input);
                 let result = prepared.pool.install(|| fix(found));
                 report_one(Reported::Input(found, result))

@@ -58,12 +58,7 @@ pub(crate) struct Selection {
 
 /// The inputs a selection names, ready to be processed.
 pub(crate) struct Prepared {
-    /// Every input, when they were all found first ([`Listing::Whole`]).
-    pub(crate) found: Vec<Found>,
-    /// The walk that finds the inputs as [`Prepared::each_in_order`] (called once) processes
-    /// them ([`Listing::AsProcessed`]): the first files of a tree are processed while the rest
-    /// is still to be walked, and a tree is never held whole.
-    walk: Mutex<Option<Walk>>,
+    inputs: Inputs,
     /// Whether a directory was named: each of its files gets a line of its own.
     pub(crate) tree: bool,
     pub(crate) engine: EngineOptions,
@@ -82,6 +77,16 @@ pub(crate) enum Listing {
     /// asks how many there are. (A progress bar, which needs their total size, makes every
     /// selection listed whole.)
     Whole,
+}
+
+/// A selection's inputs, as its [`Listing`] finds them.
+enum Inputs {
+    /// All of them, found first.
+    Listed(Vec<Found>),
+    /// The walk that finds them as [`Prepared::each_in_order`] (called once) processes them:
+    /// the first files of a tree are processed while the rest is still to be walked, and a
+    /// tree is never held whole.
+    Walking(Mutex<Option<Box<Walk>>>),
 }
 
 /// What [`Prepared::each_in_order`] reports, in the walk's order.
@@ -142,15 +147,18 @@ impl Selection {
             true => Listing::Whole,
             false => listing,
         };
-        let (found, walk) = match listing {
+        let inputs = match listing {
             Listing::Whole => {
                 let (found, errors) = walk::expand(&self.paths, &options);
                 for error in &errors {
                     outcome.error(error);
                 }
-                (found, None)
+                Inputs::Listed(found)
             }
-            Listing::AsProcessed => (Vec::new(), Some(walk::walk(&self.paths, &options))),
+            Listing::AsProcessed => Inputs::Walking(Mutex::new(Some(Box::new(walk::walk(
+                &self.paths,
+                &options,
+            ))))),
         };
         let stdin = |path: &PathBuf| path.as_os_str() == "-";
         let reads_stdin = self.paths.is_empty() || self.paths.iter().any(stdin);
@@ -162,7 +170,10 @@ impl Selection {
         let pool = pool
             .build()
             .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
-        let bar = shows_bar.then(|| progress_bar(&found));
+        let bar = match &inputs {
+            Inputs::Listed(found) if shows_bar => Some(progress_bar(found)),
+            _ => None,
+        };
         let typed = reads_stdin && std::io::stdin().is_terminal();
         if typed && !self.quiet {
             // Otherwise the run seems to hang: it waits for what is typed.
@@ -170,8 +181,7 @@ impl Selection {
         }
         let progress = bar.clone().map(|bar| Arc::new(bar) as Arc<dyn Progress>);
         Ok(Prepared {
-            found,
-            walk: Mutex::new(walk),
+            inputs,
             tree,
             engine: EngineOptions {
                 mmap: !self.no_mmap,
@@ -221,6 +231,15 @@ fn progress_bar(found: &[Found]) -> ProgressBar {
 }
 
 impl Prepared {
+    /// Every input, when the selection was listed whole ([`Listing::Whole`], or a progress
+    /// bar); `None` when they are found as they are processed.
+    pub(crate) fn listed(&self) -> Option<&[Found]> {
+        match &self.inputs {
+            Inputs::Listed(found) => Some(found),
+            Inputs::Walking(_) => None,
+        }
+    }
+
     /// Shows the file being processed next to the bar.
     pub(crate) fn show(&self, input: &Input) {
         if let Some(bar) = &self.bar {
@@ -249,8 +268,11 @@ impl Prepared {
         process: impl Fn(&Found) -> T + Sync,
         mut report: impl FnMut(Reported<'_, T>) -> Result<(), Stopped> + Send,
     ) -> Result<(), Stopped> {
-        let walk = self.walk.lock().ok().and_then(|mut walk| walk.take());
-        let listed = self.found.iter().cloned().map(Ok);
+        let walk = match &self.inputs {
+            Inputs::Walking(walk) => walk.lock().ok().and_then(|mut walk| walk.take()),
+            Inputs::Listed(_) => None,
+        };
+        let listed = self.listed().unwrap_or_default().iter().cloned().map(Ok);
         let mut inputs = listed.chain(walk.into_iter().flatten()).peekable();
         // A stream goes alone; files, and the walk's errors, go together.
         let alone =

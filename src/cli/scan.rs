@@ -59,7 +59,8 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
         Err(error) => return Outcome::failed(&error),
     };
     if args.range.is_some()
-        && let Err(error) = super::values::one_range_input(prepared.found.len())
+        && let Err(error) =
+            super::values::one_range_input(prepared.listed().map_or(0, <[Found]>::len))
     {
         return Outcome::failed(&error);
     }
