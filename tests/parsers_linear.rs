@@ -378,6 +378,16 @@ fn shapes() -> Vec<Shape> {
                 charset::determine(input, None, &PolicyOptions::default());
             },
         ),
+        (
+            "sql head of unterminated SET lines",
+            60_000,
+            |n| repeat("#!/bin/sh\n", "set -e\n", "SET NAMES latin1;\n", n),
+            |input| {
+                charset::sql_declarations(input);
+                charset::looks_like_sql(input);
+                charset::determine(input, None, &PolicyOptions::default());
+            },
+        ),
     ]
 }
 

@@ -199,7 +199,7 @@ pub fn sql_declarations(dump: &[u8]) -> Vec<SqlDeclaration> {
         let mut lines_spanned = 1;
         match leading_keyword(rest.get(..line_length).unwrap_or(rest)) {
             Some(Keyword::Set) if line_start < SQL_CONNECTION_SCAN_LIMIT => {
-                let statement = Statement::read(dump, line_start);
+                let statement = Statement::read(dump, line_start, Keyword::Set);
                 for declaration in statement.set_declarations(dump, line_start, line) {
                     let repeated = found.iter().any(|seen| {
                         seen.place.kind == declaration.place.kind
@@ -211,7 +211,7 @@ pub fn sql_declarations(dump: &[u8]) -> Vec<SqlDeclaration> {
                 }
             }
             Some(Keyword::Create) => {
-                let statement = Statement::read(dump, line_start);
+                let statement = Statement::read(dump, line_start, Keyword::Create);
                 found.extend(statement.create_declarations(dump, line_start, line));
                 if statement.end > next {
                     let last_line_start = dump
@@ -326,6 +326,7 @@ fn may_start_statement(rest: &[u8]) -> bool {
 }
 
 /// The first word of a line that can start a declaration.
+#[derive(Clone, Copy)]
 enum Keyword {
     Set,
     Create,
@@ -364,6 +365,20 @@ fn starts_with_words(text: &[u8], words: &[&str]) -> bool {
     true
 }
 
+/// Whether `token` of `bytes` (a statement's, from a line's start) is the `SET` that starts a
+/// line after the first, as [`leading_keyword`] reads lines.
+fn opens_set_line(bytes: &[u8], token: &Token) -> bool {
+    if !token.is(bytes, "SET") {
+        return false;
+    }
+    let Some(line_start) = memchr::memrchr(b'\n', &bytes[..token.span.start]) else {
+        return false;
+    };
+    let line = &bytes[line_start + 1..];
+    matches!(leading_keyword(line), Some(Keyword::Set))
+        && after_line_opener(line).as_ptr() == bytes[token.span.start..].as_ptr()
+}
+
 fn leading_keyword(line: &[u8]) -> Option<Keyword> {
     let line = after_line_opener(line);
     if starts_with_words(line, &["SET"]) {
@@ -379,6 +394,11 @@ fn leading_keyword(line: &[u8]) -> Option<Keyword> {
 /// MySQL's rules whatever the dump: version comments (`/*!40101 ... */`) are read as SQL and
 /// `#` starts a comment, as a MySQL server reads them, and PostgreSQL's `SET client_encoding`
 /// and `CREATE DATABASE` read alike under either dialect's rules.
+///
+/// A `SET` statement also ends where a line that starts with `SET` begins: each such line is
+/// read as a statement of its own, and in text that is not SQL (a shell script's `set -e`
+/// lines, a manual's prose) no `;` may come, so that reading each to its `;` would read the
+/// rest of the head once per line.
 struct Statement<'a> {
     /// The statement's bytes, from its start, at most [`MAX_STATEMENT_BYTES`]: the spans of
     /// `tokens` are offsets in them.
@@ -391,9 +411,10 @@ struct Statement<'a> {
 }
 
 impl<'a> Statement<'a> {
-    /// Tokenises the statement starting at `start`, up to its `;` or
-    /// [`MAX_STATEMENT_BYTES`].
-    fn read(dump: &'a [u8], start: usize) -> Self {
+    /// Tokenises the statement starting at `start` (a line's start, with the line's `keyword`),
+    /// up to its `;` or [`MAX_STATEMENT_BYTES`] (or, for `SET`, the next line that starts with
+    /// `SET`).
+    fn read(dump: &'a [u8], start: usize, keyword: Keyword) -> Self {
         let rest = dump.get(start..).unwrap_or_default();
         let bytes = rest.get(..MAX_STATEMENT_BYTES).unwrap_or(rest);
         let mut tokenizer = Tokenizer::new(SqlDialect::MySql);
@@ -402,6 +423,12 @@ impl<'a> Statement<'a> {
         loop {
             match tokenizer.next(bytes, &mut at, true) {
                 Ok(Some(token)) if token.kind == Kind::Delimiter => break,
+                Ok(Some(token))
+                    if matches!(keyword, Keyword::Set) && opens_set_line(bytes, &token) =>
+                {
+                    at = token.span.start;
+                    break;
+                }
                 Ok(Some(token)) => tokens.push(token),
                 Ok(None) => break,
                 // A quoted name that never closes: the statement runs on to where reading

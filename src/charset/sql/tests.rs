@@ -293,6 +293,40 @@ fn odd_input_does_not_panic() {
     }
 }
 
+/// Each line that starts with `SET` is a statement of its own, even where the one before has
+/// no `;`: a `SET NAMES` with no name before the next line declares nothing (it was read as
+/// declaring `SET`), and the next line's declaration is found.
+#[test]
+fn a_set_statement_ends_where_the_next_set_line_starts() {
+    let dump =
+        b"SET foo\nSET NAMES\n/*!40101 SET character_set_client = utf8 */;\nSET NAMES latin1\n";
+    let found = sql_declarations(dump);
+    assert_eq!(
+        summary(&found),
+        [
+            (
+                SqlDeclarationKind::SetCharacterSetClient,
+                3,
+                "utf8",
+                Some("UTF-8")
+            ),
+            (
+                SqlDeclarationKind::SetNames,
+                4,
+                "latin1",
+                Some("windows-1252")
+            ),
+        ]
+    );
+    assert!(looks_like_sql(dump));
+    // A word `SET` inside a line is no statement's start.
+    let inside = sql_declarations(b"SET NAMES koi8r COLLATE x SET\n");
+    assert_eq!(
+        summary(&inside),
+        [(SqlDeclarationKind::SetNames, 1, "koi8r", Some("KOI8-R"))]
+    );
+}
+
 #[test]
 fn serialises_place_flat() {
     let found = sql_declarations(b"SET NAMES latin1;\n");
