@@ -277,9 +277,21 @@ pub fn looks_like_sql(head: &[u8]) -> bool {
         }
         sets |= starts_with_words(line, &["SET"]);
     }
-    sets && sql_declarations(head)
+    sets && may_declare_connection(head)
+        && sql_declarations(head)
+            .iter()
+            .any(|declaration| declaration.place.kind.is_connection())
+}
+
+/// Whether `head` holds, in any case, one of the words a connection declaration needs
+/// (`NAMES`, `CHARSET`, `CHARACTER SET`, `character_set_client`, `client_encoding`): where
+/// it holds none, its `SET` lines (a word list's `set`, a script's `set -e`) need not be read
+/// as statements.
+fn may_declare_connection(head: &[u8]) -> bool {
+    let lower = head.to_ascii_lowercase();
+    ["names", "charset", "character", "client_encoding"]
         .iter()
-        .any(|declaration| declaration.place.kind.is_connection())
+        .any(|word| memchr::memmem::find(&lower, word.as_bytes()).is_some())
 }
 
 /// The first two bytes of a line that can start with what [`looks_like_sql`] looks for: white
