@@ -12,6 +12,7 @@ pub(crate) mod blocks;
 pub(crate) mod classify;
 mod direct;
 mod identity;
+mod in_order;
 mod input;
 mod map_guard;
 pub(crate) mod replace;
@@ -20,18 +21,17 @@ pub(crate) mod tiling;
 pub(crate) mod transcode;
 pub(crate) mod walk;
 
+pub(crate) use in_order::in_order_in_parallel;
+
 use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::ops::{ControlFlow, Range};
 use std::os::unix::fs::MetadataExt;
-use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
-use std::time::Duration;
 
 use crate::error::{Change, Error};
 use crate::mojibake::counts::{CountingSink, Sequences};
@@ -394,79 +394,6 @@ fn flow_of(stopped: &Cell<bool>) -> ControlFlow<()> {
     match stopped.get() {
         true => ControlFlow::Break(()),
         false => ControlFlow::Continue(()),
-    }
-}
-
-/// Runs `process` on each of `items` on the thread pool and hands each result to `consume` on
-/// this thread, in the order of the items, as soon as it and all before it are done; at most
-/// `per_thread` items per thread are taken from `items` ahead of the one consumed, which bounds
-/// memory (and lets `items` be a stream, such as a channel filled by another thread). Consuming
-/// (writing, merging) goes on while the pool processes the next items: no barrier between the
-/// two. After an error nothing more is started; it is returned once the items under way are
-/// done.
-pub(crate) fn in_order_in_parallel<I: Send, T: Send, E: Send>(
-    items: impl IntoIterator<Item = I>,
-    per_thread: usize,
-    process: impl Fn(I) -> Result<T, E> + Sync,
-    mut consume: impl FnMut(T) -> Result<(), E>,
-) -> Result<(), E> {
-    let ahead = per_thread.max(1) * rayon::current_num_threads().max(1);
-    type Outcome<T, E> = std::thread::Result<Result<T, E>>;
-    let (finished, results) = mpsc::channel::<(usize, Outcome<T, E>)>();
-    let process = &process;
-    let mut items = items.into_iter().fuse();
-    rayon::in_place_scope(|scope| {
-        let mut waiting: BTreeMap<usize, T> = BTreeMap::new();
-        let mut started = 0;
-        for next in 0.. {
-            while started < next + ahead
-                && let Some(item) = items.next()
-            {
-                let index = started;
-                let finished = finished.clone();
-                scope.spawn(move |_| {
-                    // A panic is sent on too, so that this thread never waits for a result
-                    // that will not come; it is resumed there. The receiver lives until the
-                    // scope ends, so the send cannot fail.
-                    let outcome = panic::catch_unwind(AssertUnwindSafe(|| process(item)));
-                    let _ = finished.send((index, outcome));
-                });
-                started += 1;
-            }
-            if next == started {
-                break;
-            }
-            let result = loop {
-                if let Some(result) = waiting.remove(&next) {
-                    break result;
-                }
-                if let Some((index, outcome)) = next_result(&results) {
-                    match outcome {
-                        Ok(Ok(result)) => waiting.insert(index, result),
-                        Ok(Err(error)) => return Err(error),
-                        Err(payload) => panic::resume_unwind(payload),
-                    };
-                }
-            };
-            consume(result)?;
-        }
-        Ok(())
-    })
-}
-
-/// The next result sent to `results`, waited for without starving the pool: on one of its
-/// threads (files fixed in parallel), the wait runs queued tasks, which may be the very blocks
-/// awaited, instead of blocking a thread they need. `None` when nothing came yet.
-fn next_result<M>(results: &mpsc::Receiver<M>) -> Option<M> {
-    if let Ok(message) = results.try_recv() {
-        return Some(message);
-    }
-    match rayon::yield_now() {
-        Some(rayon::Yield::Executed) => None,
-        // Every queued task is taken: the awaited ones are running on other threads.
-        Some(rayon::Yield::Idle) => results.recv_timeout(Duration::from_millis(1)).ok(),
-        // Not a pool thread: blocking takes no thread from the pool.
-        None => results.recv().ok(),
     }
 }
 
