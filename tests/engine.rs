@@ -128,6 +128,37 @@ fn a_loop_of_links_is_told_and_the_walk_goes_on() {
     assert_eq!(output.status.code(), Some(2));
 }
 
+/// A tree of more files than the pool takes in one task, and not a whole number of tasks:
+/// every file is reported once, in the walk's order, each with its own counts.
+#[test]
+fn a_tree_of_many_files_is_reported_whole_and_in_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let names: Vec<String> = (0..53).map(|i| format!("f{i:03}.txt")).collect();
+    for (i, name) in names.iter().enumerate() {
+        // The i-th file holds i double-encoded characters.
+        std::fs::write(dir.path().join(name), "caf\u{c3}\u{a9} ".repeat(i)).expect("write");
+    }
+    for j in ["-j1", "-j2"] {
+        let output = run(&["scan", j, "--json", path_str(dir.path())]);
+        let records = json_lines(&output);
+        let files: Vec<(String, u64)> = records
+            .iter()
+            .filter(|r| r["type"] == "file")
+            .map(|r| {
+                let path = Path::new(r["path"].as_str().unwrap_or(""));
+                let name = path.file_name().unwrap_or_default().to_string_lossy();
+                (
+                    name.into_owned(),
+                    r["double_encoded"].as_u64().unwrap_or(u64::MAX),
+                )
+            })
+            .collect();
+        let expected: Vec<(String, u64)> = (names.iter().cloned()).zip(0..).collect();
+        assert_eq!(files, expected, "{j}");
+        assert_eq!(records.last().map(|r| r["files"].clone()), Some(53.into()));
+    }
+}
+
 #[test]
 fn trees_are_walked_in_order_and_mirrored() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -19,6 +19,7 @@ use clap::Args;
 
 use super::Outcome;
 use super::inputs::{Listing, Reported, Selection, Stopped, report_output};
+use super::report_text::ReportText;
 use crate::Error;
 use crate::charset::{
     DEFAULT_MIN_CONFIDENCE, Declaration, Determination, HttpMessage, KnownEncoding, PolicyOptions,
@@ -135,7 +136,7 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
                 totals.errors += 1;
                 let name = found.input.display_path().display().to_string();
                 match outcome.input_failed(&mut out, name, &error, args.json) {
-                    Some(failed) => report::json_line(&DetectRecord::Error(failed)),
+                    Some(failed) => report::json_line(&DetectRecord::Error(failed)).into(),
                     None => return Ok(()),
                 }
             }
@@ -175,7 +176,7 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
 /// inspections: glibc's allocator takes a lock to free memory that another thread's arena
 /// holds.
 struct DocumentReport {
-    line: String,
+    line: ReportText,
     /// None for a document skipped as binary.
     answer: Option<Answer>,
 }
@@ -210,7 +211,7 @@ impl DocumentReport {
             text_block(&name, &determination)
         };
         DocumentReport {
-            line,
+            line: line.into(),
             answer: Some(answer),
         }
     }
@@ -224,7 +225,10 @@ impl DocumentReport {
             })),
             false => format!("{name}: skipped (looks binary; --binary reads it)\n"),
         };
-        DocumentReport { line, answer: None }
+        DocumentReport {
+            line: line.into(),
+            answer: None,
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 
 use super::{Detection, Outcome};
 use crate::Error;
@@ -296,26 +297,58 @@ impl Prepared {
         process: &(impl Fn(&Found) -> T + Sync),
         report: &mut impl FnMut(Reported<'_, T>) -> Result<(), Stopped>,
     ) -> Result<(), Stopped> {
+        // A task takes a batch of inputs, an array rather than a vector (what one thread
+        // allocates and another frees costs the freeing thread a lock on the other's heap), and
+        // processes them where they lie; another thread that has nothing to do takes a part of
+        // the batch, so a few large files in one batch still go to every thread.
+        let mut inputs = inputs.fuse();
+        let batches = std::iter::from_fn(|| {
+            let batch: [Batched<T>; FILES_PER_TASK] =
+                std::array::from_fn(|_| inputs.next().map_or(Batched::None, Batched::Found));
+            (!matches!(batch[0], Batched::None)).then_some(batch)
+        });
         engine::in_order_in_parallel(
-            inputs,
-            FILES_AHEAD_PER_THREAD,
-            |input| {
-                Ok(input.map(|found| {
-                    self.show(&found.input);
-                    let result = process(&found);
-                    (found, result)
-                }))
+            batches,
+            FILES_AHEAD_PER_THREAD.div_ceil(FILES_PER_TASK),
+            |mut batch| {
+                batch.as_mut_slice().par_iter_mut().for_each(|slot| {
+                    if let Batched::Found(input) = std::mem::replace(slot, Batched::None) {
+                        *slot = Batched::Processed(input.map(|found| {
+                            self.show(&found.input);
+                            let result = process(&found);
+                            (found, result)
+                        }));
+                    }
+                });
+                Ok(batch)
             },
-            |done| match done {
-                Ok((found, result)) => report(Reported::Input(&found, result)),
-                Err(error) => report(Reported::WalkFailed(error)),
+            |done| {
+                done.into_iter().try_for_each(|slot| match slot {
+                    Batched::Processed(Ok((found, result))) => {
+                        report(Reported::Input(&found, result))
+                    }
+                    Batched::Processed(Err(error)) => report(Reported::WalkFailed(error)),
+                    Batched::Found(_) | Batched::None => Ok(()),
+                })
             },
         )
     }
 }
 
+/// One place in a batch of inputs: an input found (or the walk's error in its place), then
+/// what processing it gave; none past the last input.
+enum Batched<T> {
+    Found(Result<Found, Error>),
+    Processed(Result<(Found, T), Error>),
+    None,
+}
+
 /// Inputs processed ahead of the one being reported, per thread of the pool.
-const FILES_AHEAD_PER_THREAD: usize = 16;
+const FILES_AHEAD_PER_THREAD: usize = 256;
+
+/// Inputs one task of the pool takes: in a tree of small files, a task for each costs its
+/// scheduling and its hand-over to the reporting thread more than the file.
+const FILES_PER_TASK: usize = 16;
 
 /// Standard output for the reports of [`Prepared::each_in_order`]: a line at a time on a
 /// terminal, where each is shown as it comes; into a pipe or a file, in blocks, so that a tree

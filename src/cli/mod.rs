@@ -16,6 +16,7 @@ mod learn;
 mod manual;
 mod merge;
 mod report;
+mod report_text;
 mod scan;
 mod undo;
 mod values;

@@ -5,6 +5,7 @@ use std::io::Write;
 use clap::Args;
 
 use super::inputs::{Listing, Prepared, Reported, Selection, Stopped, report_output};
+use super::report_text::ReportText;
 use super::values::FormatArg;
 use super::{Detection, Outcome};
 use crate::Error;
@@ -110,7 +111,7 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
             Err(error) => {
                 let name = found.input.display_path().display().to_string();
                 match outcome.input_failed(&mut out, name, &error, args.json) {
-                    Some(failed) => report::json_line(&ScanRecord::Error(failed)),
+                    Some(failed) => report::json_line(&ScanRecord::Error(failed)).into(),
                     None => return Ok(()),
                 }
             }
@@ -170,7 +171,7 @@ pub(crate) fn run(args: &ScanArgs) -> Outcome {
 /// allocator takes a lock to free memory that another thread's arena holds, and a tree of
 /// small files would take it, and wait for it, a few times per file.
 struct FileReport {
-    line: String,
+    line: ReportText,
     /// What it holds, for the total; none for an input skipped as binary.
     counts: Option<Counts>,
 }
@@ -196,7 +197,10 @@ fn file_report(
                     "{name}: skipped (looks binary; --binary scans it)\n"
                 )),
             };
-            return FileReport { line, counts: None };
+            return FileReport {
+                line: line.into(),
+                counts: None,
+            };
         }
     };
     let Scanned {
@@ -238,7 +242,7 @@ fn file_report(
         super::color::scan_text(&text)
     };
     FileReport {
-        line,
+        line: line.into(),
         counts: Some(counts),
     }
 }
