@@ -121,7 +121,7 @@ impl Inspector {
         let input = match small && dialect.is_none() && self.settings.range.is_none() {
             true => {
                 let bytes = Arc::new(head);
-                whole = Input::in_memory(input.display_path(), Arc::clone(&bytes));
+                whole = Input::in_memory(input.display_path().to_path_buf(), Arc::clone(&bytes));
                 held = Some(bytes);
                 &whole
             }

@@ -241,7 +241,7 @@ impl AuditLog {
 /// How a file read is named in the log: its absolute path, or `-` for standard input.
 fn logged_input(input: &Input) -> Result<LoggedPath, Error> {
     match input {
-        Input::Stream(stream) => Ok(LoggedPath::new(&stream.name())),
+        Input::Stream(stream) => Ok(LoggedPath::new(stream.name())),
         Input::File(path) => logged_path(path)
             .map(|absolute| LoggedPath::new(&absolute))
             .map_err(|source| Error::Open {

@@ -355,7 +355,7 @@ fn determine_document(
 fn read_document(input: &Input) -> Result<Vec<u8>, Error> {
     let path = input.display_path();
     match input {
-        Input::Stream(stream) => read_bounded(stream.read_once()?, &path, MAX_DOCUMENT_BYTES),
+        Input::Stream(stream) => read_bounded(stream.read_once()?, path, MAX_DOCUMENT_BYTES),
         Input::File(path) => {
             let open_error = |source| Error::Open {
                 path: path.clone(),

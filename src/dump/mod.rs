@@ -536,7 +536,7 @@ fn read_and_lex(
             .unwrap_or_else(LexedBuffer::new);
         let lexed = lexing
             .lex(block, base, last, &mut buffer)
-            .map_err(|error| lex_error(&path, error, read_for))?;
+            .map_err(|error| lex_error(path, error, read_for))?;
         if !lexed || !in_range {
             spare = Some(buffer);
             return Ok(ControlFlow::Continue(()));

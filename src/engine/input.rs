@@ -88,9 +88,9 @@ impl Input {
     }
 
     /// The name used in reports: the path, or `-` for standard input.
-    pub(crate) fn display_path(&self) -> PathBuf {
+    pub(crate) fn display_path(&self) -> &Path {
         match self {
-            Input::File(path) => path.clone(),
+            Input::File(path) => path,
             Input::Stream(stream) => stream.name(),
         }
     }
@@ -169,10 +169,10 @@ impl Stream {
     }
 
     /// The name in reports: `-` for standard input, or the path given.
-    pub(crate) fn name(&self) -> PathBuf {
+    pub(crate) fn name(&self) -> &Path {
         match &self.0.source {
-            StreamSource::Stdin => PathBuf::from("-"),
-            StreamSource::Path(path) | StreamSource::Named(path) => path.clone(),
+            StreamSource::Stdin => Path::new("-"),
+            StreamSource::Path(path) | StreamSource::Named(path) => path,
         }
     }
 
@@ -210,7 +210,7 @@ impl Stream {
                     Err(source) => {
                         head.truncate(filled);
                         return Err(Error::Read {
-                            path: self.name(),
+                            path: self.name().to_path_buf(),
                             offset: filled as u64,
                             source,
                         });
@@ -245,7 +245,7 @@ impl Stream {
             return Ok(None);
         };
         let error = |source| Error::Open {
-            path: self.name(),
+            path: self.name().to_path_buf(),
             source,
         };
         let len = file.metadata().map_err(error)?.len();
@@ -285,7 +285,7 @@ impl Stream {
         state.opened = true;
         let name = self.name();
         let open_error = |source| Error::Open {
-            path: name.clone(),
+            path: name.to_path_buf(),
             source,
         };
         let (file, reader): (File, Box<dyn Read + Send>) = match &self.0.source {

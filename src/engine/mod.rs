@@ -59,13 +59,17 @@ impl Input {
                 // after the other.
                 if mmap && let Some((file, len)) = stream.take_regular_file(block_size as u64)? {
                     let name = stream.name();
-                    let source = map_file(file, len, &name)?;
+                    let source = map_file(file, len, name)?;
                     if let Source::Map { file, .. } = &source {
                         // Left at the end, where reading it through would leave it, for what
                         // reads standard input after this run.
                         let mut file = file;
-                        io::Seek::seek(&mut file, io::SeekFrom::Start(len))
-                            .map_err(|source| Error::Open { path: name, source })?;
+                        io::Seek::seek(&mut file, io::SeekFrom::Start(len)).map_err(|source| {
+                            Error::Open {
+                                path: name.to_path_buf(),
+                                source,
+                            }
+                        })?;
                     }
                     return Ok(source);
                 }
@@ -233,7 +237,7 @@ fn for_each_block<T: Send>(
         let bytes = InMemory {
             bytes,
             mapped,
-            path: &path,
+            path,
         };
         bytes.for_each_block(readings, options, &stopped, &process, &mut consume, done)?;
         Ok(flow_of(&stopped))
@@ -255,7 +259,7 @@ fn for_each_block<T: Send>(
                 expected,
                 readings,
                 options.block_size,
-                &path,
+                path,
                 |block, base| {
                     read += block.len() as u64;
                     if !options.takes(base) {
@@ -276,7 +280,7 @@ fn for_each_block<T: Send>(
                 expected,
                 readings,
                 block_size: options.block_size,
-                path: &path,
+                path,
             };
             blocks.in_parallel(
                 |base| !stopped.get() && !options.done_at(base),
@@ -295,7 +299,7 @@ fn for_each_block<T: Send>(
     // (unless reading stopped before its end: no more of it was needed).
     match expected {
         Some(len) if read < len && !stopped.get() && !left_unread => Err(Error::Changed {
-            path,
+            path: path.to_path_buf(),
             seen: Change::Truncated { len: read },
         }),
         _ => Ok(flow_of(&stopped)),

@@ -226,7 +226,7 @@ impl<W: Write> Utf8Output<'_, W> {
             crate::format::thousands(self.done.malformed)
         );
         Err(Error::Read {
-            path: input.display_path(),
+            path: input.display_path().to_path_buf(),
             offset,
             source: io::Error::new(io::ErrorKind::InvalidData, message),
         })

@@ -60,8 +60,8 @@ impl Found {
     pub fn relative_path(&self) -> PathBuf {
         let path = self.input.display_path();
         match &self.root {
-            Some(root) => path.strip_prefix(root).unwrap_or(&path).to_path_buf(),
-            None => path.file_name().map_or(path.clone(), PathBuf::from),
+            Some(root) => path.strip_prefix(root).unwrap_or(path).to_path_buf(),
+            None => path.file_name().map_or(path.to_path_buf(), PathBuf::from),
         }
     }
 }
@@ -466,7 +466,10 @@ mod tests {
         sorted_walk(root, &mut expected);
         let (found, errors) = expand(&[root.to_path_buf()], &WalkOptions::default());
         assert!(errors.is_empty());
-        let found: Vec<PathBuf> = found.into_iter().map(|f| f.input.display_path()).collect();
+        let found: Vec<PathBuf> = found
+            .into_iter()
+            .map(|f| f.input.display_path().to_path_buf())
+            .collect();
         assert_eq!(found, expected);
     }
 
@@ -479,7 +482,7 @@ mod tests {
         };
         items
             .map(|item| match item {
-                Ok(found) => relative(&found.input.display_path()),
+                Ok(found) => relative(found.input.display_path()),
                 Err(Error::Walk { path, .. }) => format!("error: {}", relative(&path)),
                 Err(other) => format!("error: {other}"),
             })
