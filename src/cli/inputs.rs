@@ -75,8 +75,9 @@ pub(crate) enum Listing {
     /// As they are processed, walk and work overlapping.
     AsProcessed,
     /// All of them before any is processed: for a command that checks them all first, or
-    /// asks how many there are. (A progress bar, which needs their total size, makes every
-    /// selection listed whole.)
+    /// asks how many there are. (A progress bar over files named on the command line lists
+    /// them whole, for their total size; over a tree it shows the bytes done as the walk goes,
+    /// with no total.)
     Whole,
 }
 
@@ -143,8 +144,13 @@ impl Selection {
             excludes: self.excludes.clone(),
             outputs: self.outputs.clone(),
         };
+        let stdin = |path: &PathBuf| path.as_os_str() == "-";
+        let reads_stdin = self.paths.is_empty() || self.paths.iter().any(stdin);
+        let tree = self.paths.iter().any(|path| !stdin(path) && path.is_dir());
         let shows_bar = !self.quiet && std::io::stderr().is_terminal();
-        let listing = match shows_bar {
+        // A bar towards the total size of the named files; a tree is not walked whole for one
+        // (its first file would wait for the whole walk, and a stat of every file).
+        let listing = match shows_bar && !tree {
             true => Listing::Whole,
             false => listing,
         };
@@ -161,9 +167,6 @@ impl Selection {
                 &options,
             ))))),
         };
-        let stdin = |path: &PathBuf| path.as_os_str() == "-";
-        let reads_stdin = self.paths.is_empty() || self.paths.iter().any(stdin);
-        let tree = self.paths.iter().any(|path| !stdin(path) && path.is_dir());
         let mut pool = rayon::ThreadPoolBuilder::new();
         if let Some(threads) = self.threads {
             pool = pool.num_threads(threads.max(1));
@@ -172,8 +175,9 @@ impl Selection {
             .build()
             .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
         let bar = match &inputs {
-            Inputs::Listed(found) if shows_bar => Some(progress_bar(found)),
-            _ => None,
+            _ if !shows_bar => None,
+            Inputs::Listed(found) => Some(progress_bar(total_size(found))),
+            Inputs::Walking(_) => Some(progress_bar(None)),
         };
         let typed = reads_stdin && std::io::stdin().is_terminal();
         if typed && !self.quiet {
@@ -196,11 +200,9 @@ impl Selection {
     }
 }
 
-/// A bar of bytes done out of the total size of the inputs, with speed and time left; a spinner
-/// with the bytes read and the speed when some input's size is unknown (standard input, a
-/// FIFO), since a bar towards a total that is not known, or an ETA, would say something false.
-fn progress_bar(found: &[Found]) -> ProgressBar {
-    let total: Option<u64> = found
+/// The total size of `found`, unless one of them is of no known size (standard input, a FIFO).
+fn total_size(found: &[Found]) -> Option<u64> {
+    found
         .iter()
         .map(|f| match &f.input {
             Input::File(path) => std::fs::metadata(path)
@@ -209,7 +211,14 @@ fn progress_bar(found: &[Found]) -> ProgressBar {
                 .map(|m| m.len()),
             Input::Stream(_) => None,
         })
-        .sum();
+        .sum()
+}
+
+/// A bar of bytes done out of the `total` size of the inputs, with speed and time left; a
+/// spinner with the bytes read and the speed when the total is not known (standard input, a
+/// FIFO, a tree still being walked), since a bar towards a total that is not known, or an
+/// ETA, would say something false.
+fn progress_bar(total: Option<u64>) -> ProgressBar {
     let (bar, template) = match total {
         Some(total) => (
             ProgressBar::new(total),
@@ -233,7 +242,7 @@ fn progress_bar(found: &[Found]) -> ProgressBar {
 
 impl Prepared {
     /// Every input, when the selection was listed whole ([`Listing::Whole`], or a progress
-    /// bar); `None` when they are found as they are processed.
+    /// bar over named files); `None` when they are found as they are processed.
     pub(crate) fn listed(&self) -> Option<&[Found]> {
         match &self.inputs {
             Inputs::Listed(found) => Some(found),
