@@ -93,12 +93,21 @@ fn next_result<M>(results: &mpsc::Receiver<M>) -> Option<M> {
 mod tests {
     use super::*;
 
-    /// A pool of two threads, as the machines this runs on have.
-    fn pool() -> rayon::ThreadPool {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .expect("a pool")
+    /// [`in_order_in_parallel`] of `items` on a pool of two threads (as the machines this runs
+    /// on have), each result pushed onto `consumed`.
+    fn run<I: Send, T: Send, E: Send>(
+        items: impl IntoIterator<Item = I> + Send,
+        per_thread: usize,
+        process: impl Fn(I) -> Result<T, E> + Send + Sync,
+        consumed: &mut Vec<T>,
+    ) -> Result<(), E> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build();
+        pool.expect("a pool").install(|| {
+            in_order_in_parallel(items, per_thread, process, |result| {
+                consumed.push(result);
+                Ok(())
+            })
+        })
     }
 
     /// Items done in any order (the later ones first, here) are consumed in theirs, and the
@@ -106,21 +115,11 @@ mod tests {
     #[test]
     fn results_are_consumed_in_the_items_order() {
         let mut consumed = Vec::new();
-        let done = pool().install(|| {
-            in_order_in_parallel(
-                0..500u64,
-                2,
-                |i| {
-                    std::thread::sleep(Duration::from_micros((500 - i) % 7 * 50));
-                    Ok::<_, ()>(i * 2)
-                },
-                |result| {
-                    consumed.push(result);
-                    Ok(())
-                },
-            )
-        });
-        assert_eq!(done, Ok(()));
+        let process = |i: u64| {
+            std::thread::sleep(Duration::from_micros((500 - i) % 7 * 50));
+            Ok::<_, ()>(i * 2)
+        };
+        assert_eq!(run(0..500, 2, process, &mut consumed), Ok(()));
         assert_eq!(consumed, (0..500).map(|i| i * 2).collect::<Vec<_>>());
     }
 
@@ -128,25 +127,16 @@ mod tests {
     #[test]
     fn an_error_is_returned_in_its_turn() {
         let mut consumed = Vec::new();
-        let done = pool().install(|| {
-            in_order_in_parallel(
-                0..100u32,
-                4,
-                |i| match i {
-                    // The error is ready long before the items just before it.
-                    40 => Err(format!("item {i}")),
-                    i if (30..40).contains(&i) => {
-                        std::thread::sleep(Duration::from_millis(2));
-                        Ok(i)
-                    }
-                    i => Ok(i),
-                },
-                |result| {
-                    consumed.push(result);
-                    Ok(())
-                },
-            )
-        });
+        let process = |i: u32| match i {
+            // The error is ready long before the items just before it.
+            40 => Err(format!("item {i}")),
+            30..40 => {
+                std::thread::sleep(Duration::from_millis(2));
+                Ok(i)
+            }
+            i => Ok(i),
+        };
+        let done = run(0..100, 4, process, &mut consumed);
         assert_eq!(done, Err("item 40".to_owned()));
         assert_eq!(consumed, (0..40).collect::<Vec<_>>());
     }
@@ -155,22 +145,12 @@ mod tests {
     #[test]
     fn a_panic_is_resumed_where_results_are_consumed() {
         let mut consumed = Vec::new();
-        let caught = panic::catch_unwind(AssertUnwindSafe(|| {
-            pool().install(|| {
-                in_order_in_parallel(
-                    0..20u32,
-                    2,
-                    |i| match i {
-                        7 => panic!("item 7"),
-                        i => Ok::<_, ()>(i),
-                    },
-                    |result| {
-                        consumed.push(result);
-                        Ok(())
-                    },
-                )
-            })
-        }));
+        let process = |i: u32| match i {
+            7 => panic!("item 7"),
+            i => Ok::<_, ()>(i),
+        };
+        let caught =
+            panic::catch_unwind(AssertUnwindSafe(|| run(0..20, 2, process, &mut consumed)));
         let payload = caught.expect_err("the panic comes through");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"item 7"));
         assert_eq!(consumed, (0..7).collect::<Vec<_>>());
