@@ -61,8 +61,12 @@ pub(crate) fn in_order_in_parallel<I: Send, T: Send, E: Send>(
                 if let Some(outcome) = slot.unwrap_or_else(PoisonError::into_inner).take() {
                     break outcome;
                 }
-                next_result(&done);
+                next_notice(&done);
             };
+            // The notices of the results already in their slots woke nobody: dropped, they do
+            // not pile up over a run of millions of items (a slot is looked at before each
+            // wait, so none is missed).
+            while done.try_recv().is_ok() {}
             match outcome {
                 Ok(Ok(result)) => consume(result)?,
                 Ok(Err(error)) => return Err(error),
@@ -73,19 +77,19 @@ pub(crate) fn in_order_in_parallel<I: Send, T: Send, E: Send>(
     })
 }
 
-/// The next result sent to `results`, waited for without starving the pool: on one of its
+/// The next notice sent to `notices`, waited for without starving the pool: on one of its
 /// threads (files fixed in parallel), the wait runs queued tasks, which may be the very blocks
 /// awaited, instead of blocking a thread they need. `None` when nothing came yet.
-fn next_result<M>(results: &mpsc::Receiver<M>) -> Option<M> {
-    if let Ok(message) = results.try_recv() {
+fn next_notice<M>(notices: &mpsc::Receiver<M>) -> Option<M> {
+    if let Ok(message) = notices.try_recv() {
         return Some(message);
     }
     match rayon::yield_now() {
         Some(rayon::Yield::Executed) => None,
         // Every queued task is taken: the awaited ones are running on other threads.
-        Some(rayon::Yield::Idle) => results.recv_timeout(Duration::from_millis(1)).ok(),
+        Some(rayon::Yield::Idle) => notices.recv_timeout(Duration::from_millis(1)).ok(),
         // Not a pool thread: blocking takes no thread from the pool.
-        None => results.recv().ok(),
+        None => notices.recv().ok(),
     }
 }
 
