@@ -98,6 +98,10 @@ pub(crate) fn run(args: &DetectArgs) -> Outcome {
     let mut out = report_output();
     let determine = |found: &Found| -> Result<DocumentReport, Error> {
         let document = read_document(&found.input)?;
+        // The progress shown on a terminal counts the bytes of the documents read.
+        if let Some(progress) = &prepared.engine.progress {
+            progress.advance(document.len() as u64);
+        }
         let determination = determine_document(args, &document, &options);
         let skipped = found.root.is_some()
             && prepared.skip_binary
